@@ -1,0 +1,81 @@
+/* memgrow client requests.
+
+   Include this header in a program to talk to memgrow while it runs under
+   `valgrind --tool=memgrow`. Every macro is a no-op returning 0 when the
+   program runs natively or under another tool, so it can stay in release
+   builds. Plain C, usable from C++.
+
+   This header owns the request numbers for every part of memgrow; numbers
+   are never reused or renumbered (append only). */
+#ifndef MEMGROW_H
+#define MEMGROW_H
+
+#include <valgrind/valgrind.h>
+
+typedef enum {
+    /* An epoch boundary (one request served, one training step). arg1: a
+       NUL-terminated label or NULL. Adds the per-mark view to the report. */
+    VG_USERREQ__MEMGROW_MARK = VG_USERREQ_TOOL_BASE('M', 'G'),
+    /* Write the JSON report now. arg1: a file name (%p/%q{VAR} expanded) or
+       NULL for the --json-file name. Returns 1 when written. */
+    VG_USERREQ__MEMGROW_REPORT,
+    /* Run the leak scan now and print what is new since the last one. */
+    VG_USERREQ__MEMGROW_LEAK_CHECK,
+    /* The program's main work is over (exit(), Py_FinalizeEx): classify on
+       the state now. arg1: a MemgrowTeardownReason. Used by memgrow's own
+       preload; the first request wins. */
+    VG_USERREQ__MEMGROW_TEARDOWN,
+    /* A device-side allocation made outside the malloc family (the CUDA
+       wrappers). arg1: address, arg2: size, arg3: MemgrowSpace,
+       arg4: device number, arg5: MemgrowDeviceApi of the allocating call. */
+    VG_USERREQ__MEMGROW_DEVICE_ALLOC,
+    /* Its release. arg1: address, arg2: MemgrowSpace, arg3: MemgrowDeviceApi
+       of the freeing call. Returns 1 if the block was known. */
+    VG_USERREQ__MEMGROW_DEVICE_FREE
+} MemgrowClientRequest;
+
+/* Memory spaces of a site (the JSON report's "space"). */
+typedef enum {
+    MEMGROW_SPACE_HOST = 0,
+    MEMGROW_SPACE_DEVICE = 1,
+    MEMGROW_SPACE_MANAGED = 2,
+    MEMGROW_SPACE_PINNED = 3
+} MemgrowSpace;
+
+typedef enum {
+    MEMGROW_TEARDOWN_EXIT = 1,       /* exit() */
+    MEMGROW_TEARDOWN_PY_FINALIZE = 2 /* Py_FinalizeEx() */
+} MemgrowTeardownReason;
+
+/* The API family of a device allocation or free, so that freeing with the
+   wrong family can be reported. 0 means unspecified. */
+typedef enum {
+    MEMGROW_API_UNSPECIFIED = 0,
+    MEMGROW_API_DRIVER = 1,  /* cuMemAlloc / cuMemFree ... */
+    MEMGROW_API_RUNTIME = 2, /* cudaMalloc / cudaFree ... */
+    MEMGROW_API_HOST = 3,    /* cudaHostAlloc / cudaFreeHost, cuMemHostAlloc / cuMemFreeHost */
+    MEMGROW_API_ASYNC = 4,   /* stream-ordered: cuMemAllocAsync / cuMemFreeAsync */
+    MEMGROW_API_VMM = 5      /* cuMemCreate / cuMemRelease */
+} MemgrowDeviceApi;
+
+#define MEMGROW_MARK(label)                                                                        \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_MARK, (label), 0, 0, 0, 0))
+
+#define MEMGROW_REPORT(file)                                                                       \
+    ((int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_REPORT, (file), 0, 0, 0, 0))
+
+#define MEMGROW_LEAK_CHECK()                                                                       \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_LEAK_CHECK, 0, 0, 0, 0, 0))
+
+#define MEMGROW_TEARDOWN(reason)                                                                   \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_TEARDOWN, (reason), 0, 0, 0, 0))
+
+#define MEMGROW_DEVICE_ALLOC(addr, size, space, device, api)                                      \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_ALLOC, (addr), (size),     \
+                                           (space), (device), (api)))
+
+#define MEMGROW_DEVICE_FREE(addr, space, api)                                                      \
+    ((int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_FREE, (addr), (space),     \
+                                          (api), 0, 0))
+
+#endif /* MEMGROW_H */

@@ -1,0 +1,30 @@
+// Classification of every site on the frozen (teardown) state: the glue
+// between the tool's records and the shared rules in core/classify.hpp.
+#pragma once
+
+#include "mg_sites.hpp"
+#include "../core/classify.hpp"
+
+namespace mg {
+
+struct Analysis {
+    Growth* growth;      // by site id
+    UInt n_sites;
+    UInt n_buckets;      // length of every site's series
+    UInt warmup_buckets;
+    UInt n_mark_buckets; // complete mark buckets (0: the program did not mark)
+    ULong end;           // run clock at the end of the series
+    ULong warmup_end;    // run clock where the warm-up ends
+    ULong sites_in[4];   // per SiteClass
+    ULong bytes_in[4];
+};
+
+// Brings all series up to date and classifies every site.
+void analyse(Analysis* a);
+void analysis_release(Analysis* a);
+
+// Live bytes of a site at the end of each complete mark bucket (its own
+// history, or its constant level if it did not change since marks began).
+const i64* mark_levels(const Site* s, UInt n, i64* scratch);
+
+} // namespace mg

@@ -1,0 +1,55 @@
+// The block table: every live block, by address, with its size, site and
+// birth time; and the quarantine of recently freed host blocks, which lets a
+// double free be told from a free of a pointer never allocated.
+#pragma once
+
+#include "mg_sites.hpp"
+
+namespace mg {
+
+// How a block was allocated, to check that it is freed the matching way.
+enum class AllocKind : UChar { malloc, new_scalar, new_array, device };
+
+const HChar* alloc_kind_name(AllocKind k);
+
+struct Block {
+    Block* next; // VgHashNode layout: next, key
+    UWord addr;
+    SizeT size;
+    Site* site;
+    ULong birth; // run clock at allocation
+    AllocKind kind;
+    UChar api; // device blocks: MemgrowDeviceApi of the allocating call
+};
+
+struct FreedBlock {
+    Addr addr;
+    SizeT size;
+    Site* site;
+    ExeContext* freed_at;
+    AllocKind kind;
+};
+
+// Host heap blocks and device-side blocks live in separate tables: a device
+// address is never a host heap address.
+enum class Table : UChar { host, device };
+
+void blocks_init();
+Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind);
+Block* block_find(Table t, Addr addr);
+// Removes the block from its table; the caller releases it with block_dispose.
+Block* block_remove(Table t, Addr addr);
+void block_dispose(Block* b);
+UInt block_count(Table t);
+// Iteration over all live blocks of a table.
+void blocks_reset_iter(Table t);
+Block* blocks_next(Table t);
+
+// Holds a freed host block back from reuse; `release` is called for each
+// block that leaves the quarantine to make room (possibly f itself, when it
+// is larger than the whole quarantine).
+void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&));
+// The quarantined block at addr, if any (a double free).
+const FreedBlock* quarantine_find(Addr addr);
+
+} // namespace mg

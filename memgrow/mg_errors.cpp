@@ -1,0 +1,156 @@
+#include "mg_errors.hpp"
+
+namespace mg {
+
+namespace {
+
+const HChar* const kKindNames[kErrorKinds] = {"InvalidFree", "DoubleFree", "MismatchedFree"};
+
+const HChar* call_name(FreeCall c) {
+    switch (c) {
+    case FreeCall::realloc: return "realloc()";
+    case FreeCall::delete_scalar: return "delete";
+    case FreeCall::delete_array: return "delete[]";
+    default: return "free()";
+    }
+}
+
+// The report keeps each distinct (kind, stack) once with a count; bounded so
+// a program that errs in a loop cannot grow the tool.
+constexpr UInt kMaxRecords = 1000;
+ErrorRecord* records;
+UInt n_records;
+
+void remember(ThreadId tid, UInt kind, Addr addr, const ErrorExtra& extra) {
+    ExeContext* where = VG_(record_ExeContext)(tid, 0);
+    for (UInt i = 0; i < n_records; ++i) {
+        if (records[i].kind == kind && records[i].where == where) {
+            records[i].count++;
+            return;
+        }
+    }
+    if (n_records == kMaxRecords) return;
+    records[n_records++] = ErrorRecord{kind, addr, 1, where, extra};
+}
+
+void record(ThreadId tid, UInt kind, Addr addr, ErrorExtra extra) {
+    remember(tid, kind, addr, extra);
+    VG_(maybe_record_error)(tid, kind, addr, nullptr, &extra);
+}
+
+void pp_stack(const HChar* title, ExeContext* ec) {
+    if (!ec) return;
+    VG_(umsg)(" %s\n", title);
+    VG_(pp_ExeContext)(ec);
+}
+
+// --- callbacks of Valgrind's error manager ---
+
+Bool eq_error(VgRes res, const Error* a, const Error* b) {
+    auto* ea = static_cast<ErrorExtra*>(VG_(get_error_extra)(a));
+    auto* eb = static_cast<ErrorExtra*>(VG_(get_error_extra)(b));
+    return ea->call == eb->call && VG_(get_error_address)(a) == VG_(get_error_address)(b) &&
+           (ea->alloc_at == eb->alloc_at || (ea->alloc_at && eb->alloc_at &&
+                                             VG_(eq_ExeContext)(res, ea->alloc_at, eb->alloc_at)));
+}
+
+void before_pp_error(const Error*) {}
+
+void pp_error(const Error* err) {
+    auto* e = static_cast<ErrorExtra*>(VG_(get_error_extra)(err));
+    Addr a = VG_(get_error_address)(err);
+    switch (VG_(get_error_kind)(err)) {
+    case kInvalidFree:
+        VG_(umsg)("Invalid %s\n", call_name(e->call));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)(" Address %#lx is not the start of a block memgrow knows\n", a);
+        break;
+    case kDoubleFree:
+        VG_(umsg)("Double free: %s of a block already freed\n", call_name(e->call));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)(" Address %#lx is the start of a block of size %lu", a, e->size);
+        pp_stack("free'd", e->freed_at);
+        if (!e->freed_at) VG_(umsg)("\n");
+        pp_stack("Block was alloc'd at", e->alloc_at);
+        break;
+    case kMismatchedFree:
+        VG_(umsg)("Mismatched free() / delete / delete []: %s of a block from %s\n",
+                  call_name(e->call), alloc_kind_name(e->alloc_kind));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)(" Address %#lx is the start of a block of size %lu", a, e->size);
+        pp_stack("alloc'd", e->alloc_at);
+        break;
+    }
+}
+
+UInt update_extra(const Error*) { return sizeof(ErrorExtra); }
+
+Bool recognised_suppression(const HChar* name, Supp* su) {
+    for (UInt k = 0; k < kErrorKinds; ++k) {
+        if (VG_STREQ(name, kKindNames[k])) {
+            VG_(set_supp_kind)(su, static_cast<SuppKind>(k));
+            return True;
+        }
+    }
+    return False;
+}
+
+Bool read_extra_suppression_info(Int, HChar**, SizeT*, Int*, Supp*) { return True; }
+
+Bool error_matches_suppression(const Error* err, const Supp* su) {
+    return static_cast<UInt>(VG_(get_supp_kind)(su)) == static_cast<UInt>(VG_(get_error_kind)(err));
+}
+
+const HChar* get_error_name(const Error* err) { return error_kind_name(VG_(get_error_kind)(err)); }
+
+SizeT get_extra_suppression_info(const Error*, HChar* buf, Int n) {
+    if (n > 0) buf[0] = 0;
+    return 0;
+}
+
+SizeT print_extra_suppression_use(const Supp*, HChar* buf, Int n) {
+    if (n > 0) buf[0] = 0;
+    return 0;
+}
+
+void update_extra_suppression_use(const Error*, const Supp*) {}
+
+} // namespace
+
+const HChar* error_kind_name(UInt kind) { return kind < kErrorKinds ? kKindNames[kind] : nullptr; }
+
+void errors_init() {
+    VG_(needs_tool_errors)(eq_error, before_pp_error, pp_error, True /*show ThreadIDs*/,
+                           update_extra, recognised_suppression, read_extra_suppression_info,
+                           error_matches_suppression, get_error_name, get_extra_suppression_info,
+                           print_extra_suppression_use, update_extra_suppression_use);
+    records = static_cast<ErrorRecord*>(VG_(malloc)("mg.errors", kMaxRecords * sizeof(ErrorRecord)));
+}
+
+ExeContext* site_exe_context(const Site* s) {
+    // Only native words make an ExeContext; Python tokens are skipped.
+    Addr ips[264];
+    UInt n = 0;
+    for (UInt i = 0; i < s->n_frames && n < 264; ++i)
+        if (!(s->frames[i] & kPythonFrameTag)) ips[n++] = s->frames[i];
+    return n ? VG_(make_ExeContext_from_StackTrace)(ips, n) : nullptr;
+}
+
+void report_invalid_free(ThreadId tid, Addr addr, FreeCall call) {
+    record(tid, kInvalidFree, addr, ErrorExtra{call, AllocKind::malloc, 0, nullptr, nullptr});
+}
+
+void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f) {
+    record(tid, kDoubleFree, addr,
+           ErrorExtra{call, f.kind, f.size, site_exe_context(f.site), f.freed_at});
+}
+
+void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b) {
+    record(tid, kMismatchedFree, addr,
+           ErrorExtra{call, b.kind, b.size, site_exe_context(b.site), nullptr});
+}
+
+UInt error_record_count() { return n_records; }
+const ErrorRecord& error_record_at(UInt i) { return records[i]; }
+
+} // namespace mg

@@ -1,0 +1,44 @@
+// Errors memgrow reports through Valgrind's error manager (counted in the
+// error summary, suppressible, --error-exitcode) and lists in the report.
+#pragma once
+
+#include "mg_blocks.hpp"
+
+namespace mg {
+
+// Names are the suppression kinds (memgrow:InvalidFree) and the report's
+// errors[].kind; never renamed, only extended.
+enum ErrorKind : UInt { kInvalidFree = 0, kDoubleFree, kMismatchedFree, kErrorKinds };
+const HChar* error_kind_name(UInt kind);
+
+// The deallocating call, for messages and mismatch checks.
+enum class FreeCall : UChar { free, realloc, delete_scalar, delete_array };
+
+struct ErrorExtra {
+    FreeCall call;
+    AllocKind alloc_kind;
+    SizeT size;
+    ExeContext* alloc_at; // null when the block is unknown
+    ExeContext* freed_at; // double free: the first free
+};
+
+void errors_init();
+void report_invalid_free(ThreadId tid, Addr addr, FreeCall call);
+void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f);
+void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b);
+
+// The stack of a site as an ExeContext (native frames), for error messages.
+ExeContext* site_exe_context(const Site* s);
+
+// Distinct errors seen (kind and stack), for the JSON report.
+struct ErrorRecord {
+    UInt kind;
+    Addr addr;
+    ULong count;
+    ExeContext* where;
+    ErrorExtra extra;
+};
+UInt error_record_count();
+const ErrorRecord& error_record_at(UInt i);
+
+} // namespace mg

@@ -1,0 +1,71 @@
+// memgrow: registration with Valgrind's core, start-up and shutdown.
+#include "mg_blocks.hpp"
+#include "mg_errors.hpp"
+#include "mg_heap.hpp"
+#include "mg_options.hpp"
+#include "mg_requests.hpp"
+#include "mg_timeline.hpp"
+
+namespace mg {
+
+namespace {
+
+void post_clo_init() {
+    check_options();
+    timeline_init();
+}
+
+// Only --time-unit=i instruments: each superblock adds its instruction
+// count to the clock when it starts (superblocks left early by a side exit
+// still count whole; the clock stays deterministic).
+IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout*, const VexGuestExtents*,
+                 const VexArchInfo*, IRType, IRType) {
+    if (clo.time_unit != TimeUnit::instructions) return in;
+    ULong n_instrs = 0;
+    for (Int i = 0; i < in->stmts_used; ++i)
+        if (in->stmts[i]->tag == Ist_IMark) ++n_instrs;
+    IRSB* out = deepCopyIRSBExceptStmts(in);
+    Int i = 0;
+    for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; ++i)
+        addStmtToIRSB(out, in->stmts[i]);
+    IRExpr* addr = IRExpr_Const(IRConst_U64(reinterpret_cast<ULong>(instruction_counter())));
+    IRTemp before = newIRTemp(out->tyenv, Ity_I64);
+    IRTemp after = newIRTemp(out->tyenv, Ity_I64);
+    addStmtToIRSB(out, IRStmt_WrTmp(before, IRExpr_Load(Iend_LE, Ity_I64, addr)));
+    addStmtToIRSB(out, IRStmt_WrTmp(after, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(before),
+                                                         IRExpr_Const(IRConst_U64(n_instrs)))));
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, addr, IRExpr_RdTmp(after)));
+    for (; i < in->stmts_used; ++i) addStmtToIRSB(out, in->stmts[i]);
+    return out;
+}
+
+void fini(Int /*exitcode*/) {
+    // A process that dies of a signal or calls _exit never reaches exit():
+    // its teardown is now.
+    timeline_teardown(0);
+    report_now(clo.json_file, true);
+}
+
+void at_fork_child(ThreadId) { forked_child = true; }
+
+void pre_clo_init() {
+    VG_(details_name)("memgrow");
+    VG_(details_version)(PACKAGE_VERSION);
+    VG_(details_description)("a heap growth profiler");
+    VG_(details_copyright_author)("Copyright (C) the memgrow developers.");
+    VG_(details_bug_reports_to)("https://github.com/memgrow/memgrow/issues");
+    VG_(basic_tool_funcs)(post_clo_init, instrument, fini);
+    VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
+    VG_(needs_client_requests)(handle_client_request);
+    heap_init();
+    errors_init();
+    sites_init();
+    blocks_init();
+    VG_(atfork)(nullptr, nullptr, at_fork_child);
+}
+
+} // namespace
+
+} // namespace mg
+
+VG_DETERMINE_INTERFACE_VERSION(mg::pre_clo_init)

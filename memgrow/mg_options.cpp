@@ -1,0 +1,96 @@
+#include "mg_options.hpp"
+
+namespace mg {
+
+// The tool runs no global constructors: __constinit proves none is needed.
+__constinit Options clo;
+
+const HChar* time_unit_name(TimeUnit u) {
+    switch (u) {
+    case TimeUnit::instructions: return "i";
+    case TimeUnit::millis: return "ms";
+    default: return "B";
+    }
+}
+
+// --warmup=P% (share of the clock) or --warmup=N (clock units).
+static Bool parse_warmup(const HChar* arg, const HChar* val) {
+    HChar* end;
+    Long n = VG_(strtoll10)(val, &end);
+    if (end == val || n < 0) {
+        VG_(fmsg_bad_option)(arg, "expected a percentage (5%%) or a number of clock units\n");
+        return False;
+    }
+    if (end[0] == '%' && end[1] == 0) {
+        if (n > 90) VG_(fmsg_bad_option)(arg, "the warm-up must be at most 90%% of the run\n");
+        clo.warmup_percent = static_cast<UInt>(n);
+        clo.warmup_units = 0;
+        return True;
+    }
+    if (end[0] != 0) {
+        VG_(fmsg_bad_option)(arg, "expected a percentage (5%%) or a number of clock units\n");
+        return False;
+    }
+    clo.warmup_units = static_cast<ULong>(n);
+    clo.warmup_percent = 0;
+    return True;
+}
+
+Bool process_option(const HChar* arg) {
+    const HChar* str;
+    if VG_STR_CLO (arg, "--json-file", clo.json_file) {
+        if (clo.json_file[0] == 0) VG_(fmsg_bad_option)(arg, "the file name is empty\n");
+    } else if VG_STR_CLO (arg, "--time-unit", str) {
+        if VG_STREQ (str, "B") clo.time_unit = TimeUnit::bytes;
+        else if VG_STREQ (str, "i") clo.time_unit = TimeUnit::instructions;
+        else if VG_STREQ (str, "ms") clo.time_unit = TimeUnit::millis;
+        else VG_(fmsg_bad_option)(arg, "the time unit must be B, i or ms\n");
+    } else if VG_BINT_CLO (arg, "--depth", clo.depth, 1, 256) {
+    } else if VG_STR_CLO (arg, "--warmup", str) {
+        return parse_warmup(arg, str);
+    } else if VG_BINT_CLO (arg, "--mark-warmup", clo.mark_warmup, 0, 1000000) {
+    } else if VG_BINT_CLO (arg, "--top", clo.top, 0, 100000) {
+    } else if VG_BINT_CLO (arg, "--quarantine-bytes", clo.quarantine_bytes, 0, 1ull << 40) {
+    } else {
+        return False;
+    }
+    return True;
+}
+
+void print_usage() {
+    VG_(printf)(
+        "    --json-file=<file>        JSON report [memgrow.out.%%p.json]; %%p is the pid,\n"
+        "                              %%q{VAR} an environment variable\n"
+        "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
+        "                              guest instructions, or milliseconds [B]\n"
+        "    --depth=<n>               native frames per allocation stack [32]\n"
+        "    --warmup=<p>%%|<n>         start-up ignored by classification: a share of\n"
+        "                              the clock or clock units [5%%; up to the first\n"
+        "                              MEMGROW_MARK when the program marks]\n"
+        "    --mark-warmup=<n>         repetitions (mark to mark) ignored by the per-mark\n"
+        "                              rule [1]\n"
+        "    --top=<n>                 sites shown per class in the summary [5]\n"
+        "    --quarantine-bytes=<n>    freed bytes held back to detect double frees [4194304]\n");
+}
+
+void print_debug_usage() { VG_(printf)("    (none)\n"); }
+
+// An output file that cannot be written must fail now, not after hours of
+// run time. Creating and removing it tests the directory and permissions.
+static void check_writable(const HChar* option, const HChar* pattern) {
+    HChar* name = VG_(expand_file_name)(option, pattern);
+    struct vg_stat st;
+    Bool existed = !sr_isError(VG_(stat)(name, &st));
+    SysRes r = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT, 0666);
+    if (sr_isError(r)) {
+        VG_(fmsg_bad_option)(option, "cannot write '%s' (%s)\n", name,
+                             VG_(strerror)(sr_Err(r)));
+    }
+    VG_(close)(sr_Res(r));
+    if (!existed) VG_(unlink)(name);
+    VG_(free)(name);
+}
+
+void check_options() { check_writable("--json-file", clo.json_file); }
+
+} // namespace mg

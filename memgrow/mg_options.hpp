@@ -1,0 +1,31 @@
+// memgrow's command-line options (Valgrind conventions: --name=value).
+#pragma once
+
+#include "mg_vg.hpp"
+
+namespace mg {
+
+enum class TimeUnit : UChar { bytes, instructions, millis };
+
+struct Options {
+    const HChar* json_file = "memgrow.out.%p.json";
+    TimeUnit time_unit = TimeUnit::bytes;
+    Int depth = 32;           // native frames kept per allocation stack
+    UInt warmup_percent = 5;  // warm-up as a share of the clock ...
+    ULong warmup_units = 0;   // ... or, when non-zero, in clock units
+    UInt mark_warmup = 1;     // per-mark deltas ignored by the refleak rule
+    Int top = 5;              // sites per class in the log summary
+    ULong quarantine_bytes = 4ull << 20; // freed bytes held back to catch double frees
+};
+
+extern Options clo;
+
+const HChar* time_unit_name(TimeUnit u); // "B", "i" or "ms"
+Bool process_option(const HChar* arg);
+void print_usage();
+void print_debug_usage();
+// Checks what can only be checked once all options are known (output
+// paths); exits with an error message like a bad option does.
+void check_options();
+
+} // namespace mg

@@ -1,0 +1,271 @@
+#include "mg_errors.hpp"
+#include "mg_options.hpp"
+#include "mg_report.hpp"
+#include "mg_symbols.hpp"
+#include "mg_timeline.hpp"
+#include "../core/json_writer.hpp"
+
+namespace mg {
+
+namespace {
+
+struct FileSink {
+    Int fd;
+    bool failed;
+};
+
+void write_to_fd(void* ctx, const char* data, usize len) {
+    auto* f = static_cast<FileSink*>(ctx);
+    while (len && !f->failed) {
+        Int n = VG_(write)(f->fd, data, static_cast<Int>(len > (1u << 20) ? (1u << 20) : len));
+        if (n <= 0) f->failed = true;
+        else data += n, len -= static_cast<usize>(n);
+    }
+}
+
+const HChar* teardown_name(UInt reason) {
+    switch (reason) {
+    case 1: return "exit";
+    case 2: return "py_finalize";
+    default: return "process_end";
+    }
+}
+
+// Clock value at the end of bucket i, the last bucket ending at `end`.
+ULong bucket_end(UInt i, const Analysis& a) {
+    ULong e = tl.run.end_of(i);
+    return e < a.end ? e : a.end;
+}
+
+void write_frame(const Frame& f, void* ctx) {
+    auto* w = static_cast<JsonWriter*>(ctx);
+    w->begin_object();
+    w->member("function", f.function);
+    w->member("file", f.file);
+    w->key("line");
+    if (f.line > 0) w->integer(f.line);
+    else w->null();
+    w->member("object", f.object);
+    w->member_bool("python", f.python);
+    HChar ip[24];
+    VG_(sprintf)(ip, "%#lx", f.ip);
+    w->member("ip", ip);
+    w->end_object();
+}
+
+void write_frames(JsonWriter& w, const Site* s) {
+    w.key("frames");
+    w.begin_array();
+    for_each_frame(s, write_frame, &w);
+    w.end_array();
+}
+
+void write_ec_frames(JsonWriter& w, const HChar* key, ExeContext* ec) {
+    w.key(key);
+    if (!ec) {
+        w.null();
+        return;
+    }
+    // Reuse the site symboliser: an ExeContext is a stack of the same words.
+    struct {
+        Site site;
+        StackWord more[264];
+    } tmp;
+    UInt n = static_cast<UInt>(VG_(get_ExeContext_n_ips)(ec));
+    const Addr* ips = VG_(get_ExeContext_StackTrace)(ec);
+    tmp.site.n_frames = static_cast<UShort>(n < 264 ? n : 264);
+    tmp.site.epoch = VG_(get_ExeContext_epoch)(ec);
+    for (UInt i = 0; i < tmp.site.n_frames; ++i) tmp.site.frames[i] = ips[i];
+    w.begin_array();
+    for_each_frame(&tmp.site, write_frame, &w);
+    w.end_array();
+}
+
+void write_growth(JsonWriter& w, const Growth& g, const Analysis& a) {
+    w.key("growth");
+    w.begin_object();
+    w.member("rule", g.rule);
+    w.member_num("rate", g.rate / static_cast<double>(tl.run.width));
+    w.member_num("rate_per_bucket", g.rate);
+    w.key("rate_per_mark");
+    if (g.marks_used) w.number(g.rate_per_mark / static_cast<double>(tl.marks.width));
+    else w.null();
+    w.member_num("confidence", g.confidence);
+    w.member_num("trend_z", g.z);
+    w.key("began_at");
+    if (g.began >= 0) w.uinteger(bucket_end(static_cast<UInt>(g.began), a) - tl.run.width);
+    else w.null();
+    w.key("stopped_at");
+    if (g.stopped >= 0) w.uinteger(bucket_end(static_cast<UInt>(g.stopped), a));
+    else w.null();
+    w.member_u("marks_used", g.marks_used);
+    w.member_u("marks_adding", g.marks_adding);
+    w.end_object();
+}
+
+void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int which) {
+    w.key(key);
+    w.begin_array();
+    for (UInt i = 0; i < n; ++i) {
+        if (which == 0) w.integer(s->clock.live_end[i]);
+        else if (which == 1) w.uinteger(s->clock.alloc[i]);
+        else w.uinteger(s->clock.freed(i));
+    }
+    w.end_array();
+}
+
+void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
+    const Growth& g = a.growth[s->id];
+    w.begin_object();
+    w.member_u("id", s->id);
+    w.member("space", space_name(s->space));
+    if (s->space != Space::host) w.member_u("device", s->device);
+    w.member("class", class_name(g.cls));
+    w.member_u("live_bytes", static_cast<ULong>(s->clock.live));
+    w.member_u("live_blocks", s->live_blocks);
+    w.member_u("peak_bytes", s->peak_bytes);
+    w.member_u("allocated_bytes", s->allocated_bytes);
+    w.member_u("allocated_blocks", s->allocated_blocks);
+    w.member_u("at_exit_bytes", s->live_bytes_now);
+    w.member_u("at_exit_blocks", s->live_blocks_now);
+    w.member_bool("suppressed", false);
+    write_growth(w, g, a);
+    write_series(w, "series", s, a.n_buckets, 0);
+    write_series(w, "allocated_series", s, a.n_buckets, 1);
+    write_series(w, "freed_series", s, a.n_buckets, 2);
+    if (a.n_mark_buckets) {
+        i64 scratch[kBuckets];
+        const i64* m = mark_levels(s, a.n_mark_buckets, scratch);
+        w.key("mark_series");
+        w.begin_array();
+        for (UInt i = 0; i < a.n_mark_buckets; ++i) w.integer(m[i]);
+        w.end_array();
+    }
+    write_frames(w, s);
+    w.end_object();
+}
+
+void write_buckets(JsonWriter& w, const Analysis& a) {
+    w.key("buckets");
+    w.begin_array();
+    for (UInt i = 0; i < a.n_buckets; ++i) {
+        i64 live = 0;
+        ULong alloc = 0, freed = 0;
+        for (UInt sp = 0; sp < kSpaces; ++sp) {
+            live += tl.totals[sp].live_end[i];
+            alloc += tl.totals[sp].alloc[i];
+            freed += tl.totals[sp].freed(i);
+        }
+        w.begin_object();
+        w.member_u("end", bucket_end(i, a));
+        w.member("live_bytes", live);
+        w.member_u("allocated_bytes", alloc);
+        w.member_u("freed_bytes", freed);
+        w.key("spaces");
+        w.begin_object();
+        for (UInt sp = 0; sp < kSpaces; ++sp) {
+            const SiteSeries& t = tl.totals[sp];
+            if (sp != 0 && t.live_end[i] == 0 && t.alloc[i] == 0) continue;
+            w.key(space_name(static_cast<Space>(sp)));
+            w.begin_object();
+            w.member("live_bytes", t.live_end[i]);
+            w.member_u("allocated_bytes", t.alloc[i]);
+            w.member_u("freed_bytes", t.freed(i));
+            w.end_object();
+        }
+        w.end_object();
+        w.end_object();
+    }
+    w.end_array();
+}
+
+void write_errors(JsonWriter& w) {
+    w.key("errors");
+    w.begin_array();
+    for (UInt i = 0; i < error_record_count(); ++i) {
+        const ErrorRecord& e = error_record_at(i);
+        w.begin_object();
+        w.member("kind", error_kind_name(e.kind));
+        HChar addr[24];
+        VG_(sprintf)(addr, "%#lx", e.addr);
+        w.member("address", addr);
+        w.member_u("count", e.count);
+        if (e.extra.alloc_at) w.member_u("size", e.extra.size);
+        write_ec_frames(w, "frames", e.where);
+        write_ec_frames(w, "alloc_frames", e.extra.alloc_at);
+        write_ec_frames(w, "free_frames", e.extra.freed_at);
+        w.end_object();
+    }
+    w.end_array();
+}
+
+void write_report(JsonWriter& w, const Analysis& a) {
+    w.begin_object();
+    w.member_u("memgrow", 1);
+    w.key("command");
+    w.begin_array();
+    w.string(VG_(args_the_exename));
+    for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)); ++i)
+        w.string(*static_cast<HChar**>(VG_(indexXA)(VG_(args_for_client), i)));
+    w.end_array();
+    w.member_u("pid", static_cast<ULong>(VG_(getpid)()));
+    w.member_u("ppid", static_cast<ULong>(VG_(getppid)()));
+    w.member("time_unit", time_unit_name(clo.time_unit));
+    w.member_u("bucket_width", tl.run.width);
+    w.member_u("warmup_end", a.warmup_end);
+    w.member_u("teardown_at", a.end);
+    w.member("teardown", tl.torn_down ? teardown_name(tl.teardown_reason) : "running");
+    w.key("marks");
+    w.begin_object();
+    w.member_u("count", tl.n_marks);
+    w.member_u("first_at", tl.first_mark_at);
+    w.member_u("per_bucket", tl.marks.width);
+    w.end_object();
+    write_buckets(w, a);
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = 0; id < a.n_sites; ++id) write_site(w, site_at(id), a);
+    w.end_array();
+    write_errors(w);
+    w.end_object();
+}
+
+} // namespace
+
+bool write_json_report(const HChar* path, const Analysis& a) {
+    HChar* tmp = static_cast<HChar*>(VG_(malloc)("mg.json.tmp", VG_(strlen)(path) + 32));
+    VG_(sprintf)(tmp, "%s.tmp.%d", path, VG_(getpid)());
+    SysRes r = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0666);
+    bool ok = !sr_isError(r);
+    if (!ok) {
+        VG_(umsg)("memgrow: cannot write the report '%s': %s\n", tmp, VG_(strerror)(sr_Err(r)));
+    } else {
+        FileSink sink{static_cast<Int>(sr_Res(r)), false};
+        {
+            JsonWriter w(write_to_fd, &sink);
+            write_report(w, a);
+        }
+        VG_(close)(sink.fd);
+        ok = !sink.failed && VG_(rename)(tmp, path) == 0;
+        if (!ok) {
+            VG_(umsg)("memgrow: writing the report '%s' failed\n", path);
+            VG_(unlink)(tmp);
+        }
+    }
+    VG_(free)(tmp);
+    return ok;
+}
+
+HChar* report_file_name(const HChar* pattern, bool forked_child) {
+    HChar* name = VG_(expand_file_name)("--json-file", pattern);
+    if (!forked_child || VG_(strstr)(pattern, "%p")) return name;
+    SizeT len = VG_(strlen)(name);
+    HChar* unique = static_cast<HChar*>(VG_(malloc)("mg.json.name", len + 32));
+    bool json = len > 5 && VG_STREQ(name + len - 5, ".json");
+    if (json) name[len - 5] = 0;
+    VG_(sprintf)(unique, "%s.%d%s", name, VG_(getpid)(), json ? ".json" : "");
+    VG_(free)(name);
+    return unique;
+}
+
+} // namespace mg

@@ -1,0 +1,112 @@
+#include "mg_requests.hpp"
+#include "mg_blocks.hpp"
+#include "mg_options.hpp"
+#include "mg_report.hpp"
+#include "mg_timeline.hpp"
+#include "../include/memgrow.h"
+
+namespace mg {
+
+bool forked_child = false;
+
+namespace {
+
+// Copies a client string, checking every page it touches is readable: a
+// client may pass any pointer.
+bool read_client_string(Addr a, HChar* out, SizeT cap) {
+    SizeT n = 0;
+    for (; n + 1 < cap; ++n, ++a) {
+        if ((n == 0 || (a & 4095) == 0) && !VG_(am_is_valid_for_client)(a, 1, VKI_PROT_READ))
+            return false;
+        out[n] = *reinterpret_cast<const HChar*>(a);
+        if (!out[n]) return true;
+    }
+    out[n] = 0;
+    return true;
+}
+
+Space space_from(UWord v, bool* ok) {
+    *ok = v == 1 || v == 2 || v == 3;
+    return static_cast<Space>(v);
+}
+
+void device_alloc(ThreadId tid, UWord* args) {
+    bool ok;
+    Space space = space_from(args[3], &ok);
+    if (!ok || args[1] == 0) return;
+    // A registration for an address already live replaces it (the driver
+    // reused it without our seeing the free).
+    if (Block* old = block_remove(Table::device, args[1])) {
+        timeline_free(old->site, old->size);
+        block_dispose(old);
+    }
+    Site* s = site_of_current_stack(tid, space, static_cast<UInt>(args[4]));
+    Block* b = block_new(Table::device, args[1], args[2], s, AllocKind::device);
+    b->api = static_cast<UChar>(args[5]);
+    timeline_alloc(s, args[2]);
+    b->birth = clock_end();
+}
+
+UWord device_free(UWord addr) {
+    Block* b = block_remove(Table::device, addr);
+    if (!b) return 0;
+    timeline_free(b->site, b->size);
+    block_dispose(b);
+    return 1;
+}
+
+} // namespace
+
+bool report_now(const HChar* pattern, bool summary) {
+    Analysis a;
+    analyse(&a);
+    if (summary) print_summary(a);
+    HChar* path = report_file_name(pattern, forked_child);
+    bool ok = write_json_report(path, a);
+    if (ok && summary) VG_(umsg)("memgrow: JSON report written to %s\n", path);
+    VG_(free)(path);
+    analysis_release(&a);
+    return ok;
+}
+
+Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
+    if (!VG_IS_TOOL_USERREQ('M', 'G', args[0])) return False;
+    HChar text[512];
+    *ret = 0;
+    switch (args[0]) {
+    case VG_USERREQ__MEMGROW_MARK:
+        timeline_mark();
+        break;
+    case VG_USERREQ__MEMGROW_REPORT: {
+        const HChar* pattern = clo.json_file;
+        if (args[1]) {
+            if (!read_client_string(args[1], text, sizeof text)) {
+                VG_(umsg)("memgrow: MEMGROW_REPORT: the file name is not readable\n");
+                break;
+            }
+            pattern = text;
+        }
+        *ret = report_now(pattern, false) ? 1 : 0;
+        break;
+    }
+    case VG_USERREQ__MEMGROW_LEAK_CHECK:
+        VG_(umsg)("memgrow: MEMGROW_LEAK_CHECK: this build has no leak scan yet\n");
+        break;
+    case VG_USERREQ__MEMGROW_TEARDOWN:
+        if (timeline_teardown(static_cast<UInt>(args[1])) && VG_(clo_verbosity) > 1)
+            VG_(umsg)("memgrow: teardown began (reason %lu) at clock %llu\n", args[1],
+                      tl.teardown_at);
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_ALLOC:
+        device_alloc(tid, args);
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_FREE:
+        *ret = device_free(args[1]);
+        break;
+    default:
+        return False;
+    }
+    return True;
+}
+
+} // namespace mg

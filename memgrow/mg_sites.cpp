@@ -1,0 +1,114 @@
+#include "mg_sites.hpp"
+#include "mg_options.hpp"
+
+namespace mg {
+
+const HChar* space_name(Space s) {
+    switch (s) {
+    case Space::device: return "device";
+    case Space::managed: return "managed";
+    case Space::pinned: return "pinned";
+    default: return "host";
+    }
+}
+
+namespace {
+
+constexpr UInt kMaxFrames = 256 + 8; // --depth's bound plus the preload frames skipped
+
+Site** table;       // open hashing with chains, power-of-two size
+UWord table_mask;
+Site** by_id;       // dense array for iteration in creation order
+UInt n_sites, by_id_cap;
+
+// The preload's code range: its frames are memgrow's, not the program's.
+Addr preload_lo, preload_hi;
+UInt preload_searches; // bounded: without the preload there is nothing to find
+
+void find_preload() {
+    for (const DebugInfo* di = VG_(next_DebugInfo)(nullptr); di; di = VG_(next_DebugInfo)(di)) {
+        const HChar* name = VG_(DebugInfo_get_filename)(di);
+        if (name && VG_(strstr)(name, "vgpreload_memgrow")) {
+            preload_lo = VG_(DebugInfo_get_text_avma)(di);
+            preload_hi = preload_lo + VG_(DebugInfo_get_text_size)(di);
+            return;
+        }
+    }
+}
+
+inline bool in_preload(Addr ip) { return ip >= preload_lo && ip < preload_hi; }
+
+inline UWord hash_words(const StackWord* w, UInt n, UWord seed) {
+    UWord h = seed * 0x9E3779B97F4A7C15ull;
+    for (UInt i = 0; i < n; ++i) {
+        h ^= w[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    }
+    return h ^ (h >> 29);
+}
+
+void grow_table() {
+    UWord new_size = table ? (table_mask + 1) * 2 : 4096;
+    Site** t = static_cast<Site**>(VG_(calloc)("mg.sites.table", new_size, sizeof(Site*)));
+    for (UInt i = 0; i < n_sites; ++i) {
+        Site* s = by_id[i];
+        UWord b = s->hash & (new_size - 1);
+        s->next_in_bucket = t[b];
+        t[b] = s;
+    }
+    if (table) VG_(free)(table);
+    table = t;
+    table_mask = new_size - 1;
+}
+
+Site* new_site(UWord hash, Space space, UInt device, const StackWord* w, UInt n) {
+    SizeT bytes = sizeof(Site) + (n ? n - 1 : 0) * sizeof(StackWord);
+    Site* s = static_cast<Site*>(VG_(calloc)("mg.site", 1, bytes));
+    s->hash = hash;
+    s->id = n_sites;
+    s->space = space;
+    s->device = static_cast<UChar>(device);
+    s->n_frames = static_cast<UShort>(n);
+    s->epoch = VG_(current_DiEpoch)();
+    for (UInt i = 0; i < n; ++i) s->frames[i] = w[i];
+    if (n_sites == by_id_cap) {
+        by_id_cap = by_id_cap ? by_id_cap * 2 : 1024;
+        by_id = static_cast<Site**>(VG_(realloc)("mg.sites.by_id", by_id, by_id_cap * sizeof(Site*)));
+    }
+    by_id[n_sites++] = s;
+    if (n_sites > table_mask) grow_table();
+    else {
+        UWord b = hash & table_mask;
+        s->next_in_bucket = table[b];
+        table[b] = s;
+    }
+    return s;
+}
+
+} // namespace
+
+void sites_init() { grow_table(); }
+
+Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
+    Addr ips[kMaxFrames];
+    UInt n = VG_(get_StackTrace)(tid, ips, static_cast<UInt>(clo.depth) + 4, nullptr, nullptr, 0);
+    if (preload_hi == 0 && preload_searches++ < 16) find_preload();
+    UInt skip = 0;
+    while (skip < n && in_preload(ips[skip])) ++skip;
+    n -= skip;
+    if (n > static_cast<UInt>(clo.depth)) n = static_cast<UInt>(clo.depth);
+    const StackWord* w = ips + skip;
+
+    UWord h = hash_words(w, n, static_cast<UWord>(space) * 256 + device + 1);
+    for (Site* s = table[h & table_mask]; s; s = s->next_in_bucket) {
+        if (s->hash != h || s->n_frames != n || s->space != space || s->device != device) continue;
+        UInt i = 0;
+        while (i < n && s->frames[i] == w[i]) ++i;
+        if (i == n) return s;
+    }
+    return new_site(h, space, device, w, n);
+}
+
+UInt site_count() { return n_sites; }
+Site* site_at(UInt id) { return by_id[id]; }
+
+} // namespace mg

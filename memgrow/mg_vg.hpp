@@ -1,0 +1,32 @@
+// The Valgrind tool API, included the one way that works from C++:
+// basics and vki outside `extern "C"` (vki has templates), the rest inside.
+#pragma once
+
+#include "pub_tool_basics.h"
+#include "pub_tool_vki.h"
+extern "C" {
+#include "pub_tool_aspacemgr.h"
+#include "pub_tool_clientstate.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_errormgr.h"
+#include "pub_tool_execontext.h"
+#include "pub_tool_hashtable.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_poolalloc.h"
+#include "pub_tool_replacemalloc.h"
+#include "pub_tool_stacktrace.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_xarray.h"
+}
+
+// Exported by libcoregrind but missing from the public headers.
+extern "C" const HChar* VG_(strerror)(UWord errnum);
+extern "C" Addr* VG_(get_ExeContext_StackTrace)(const ExeContext* e);

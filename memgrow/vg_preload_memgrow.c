@@ -1,0 +1,36 @@
+/* Code memgrow runs inside the client: wrappers that tell the tool when the
+   program's main work ends. Linked with Valgrind's malloc-replacement layer
+   (libreplacemalloc_toolpreload) into vgpreload_memgrow-amd64-linux.so. */
+#include "pub_tool_basics.h"
+#include "pub_tool_redir.h"
+#include "valgrind.h"
+#include "../include/memgrow.h"
+
+/* exit(): main returning calls it too. Teardown begins before atexit
+   handlers and static destructors run, so what they free does not hide
+   growth. */
+void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status);
+void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_EXIT);
+    CALL_FN_v_W(fn, status);
+    __builtin_unreachable();
+}
+
+/* Py_FinalizeEx(): CPython's finalization, which runs atexit handlers and
+   tears down modules before exit(). In libpython (shared builds) or in the
+   executable itself (static builds such as Debian's). */
+#define MEMGROW_WRAP_PY_FINALIZE(soname)                                                           \
+    int I_WRAP_SONAME_FNNAME_ZU(soname, Py_FinalizeEx)(void);                                      \
+    int I_WRAP_SONAME_FNNAME_ZU(soname, Py_FinalizeEx)(void) {                                     \
+        OrigFn fn;                                                                                 \
+        int result;                                                                                \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_PY_FINALIZE);                                            \
+        CALL_FN_W_v(result, fn);                                                                   \
+        return result;                                                                             \
+    }
+
+MEMGROW_WRAP_PY_FINALIZE(libpython3Za)
+MEMGROW_WRAP_PY_FINALIZE(NONE)
