@@ -14,42 +14,47 @@ enum class SiteClass : unsigned char { stable = 0, plateau = 1, growing = 2, lea
 
 inline const char* class_name(SiteClass c) {
     switch (c) {
-    case SiteClass::stable: return "stable";
-    case SiteClass::plateau: return "plateau";
-    case SiteClass::growing: return "growing";
-    case SiteClass::leaked: return "leaked";
+    case SiteClass::stable:
+        return "stable";
+    case SiteClass::plateau:
+        return "plateau";
+    case SiteClass::growing:
+        return "growing";
+    case SiteClass::leaked:
+        return "leaked";
     }
     return "stable";
 }
 
 struct ClassifyParams {
-    unsigned warmup_buckets = 0; // leading buckets of the series ignored (from --warmup)
-    unsigned mark_warmup = 1;    // leading per-mark deltas ignored by the refleak rule
-    unsigned min_mark_deltas = 2; // post-warm-up deltas needed before marks decide
-    unsigned min_buckets = 8;     // post-warm-up buckets needed for any verdict from the clock
-    double z_growing = 2.326;     // one-sided Mann–Kendall over the last third, p <= 0.01
-    double min_rise_bytes = 1024; // smallest rise that counts, growing or plateau
-    double growing_rise = 0.02;   // Theil–Sen rise over the last third / its median level
-    double plateau_rise = 0.10;   // (held level - start level) / held level
+    unsigned warmup_buckets = 0;   // leading buckets of the series ignored (from --warmup)
+    unsigned mark_warmup = 1;      // leading per-mark deltas ignored by the refleak rule
+    unsigned min_mark_deltas = 2;  // post-warm-up deltas needed before marks decide
+    unsigned min_buckets = 8;      // post-warm-up buckets needed for any verdict from the clock
+    double z_growing = 2.326;      // one-sided Mann–Kendall over the last third, p <= 0.01
+    double min_rise_bytes = 1024;  // smallest rise that counts, growing or plateau
+    double growing_rise = 0.02;    // level rise across the last third / the end level
+    double plateau_rise = 0.10;    // (end level - start level) / end level
     double plateau_release = 0.25; // share of its rise a plateau may give back by the end
-    double band_sigmas = 3;       // began/stopped: a level is "at" the floor or the held level
-    double band_share = 0.01;     // within this many noise sigmas, or this share of it if wider
+    double band_sigmas = 3;        // noise band, in noise sigmas: a plateau's rise must clear it;
+    double band_share = 0.01;      // began/stopped: "at a level" is within the noise band, or
+                                   // this share of the level if wider
 };
 
 struct Growth {
     SiteClass cls = SiteClass::stable;
-    const char* rule = "none";  // "trend" (growing by clock), "refleak" (growing by marks),
-                                // "level" (plateau), "none" (stable)
-    double rate = 0;            // bytes per bucket, Theil–Sen: over the last third (growing),
-                                // over began-1..stopped (plateau); 0 when stable
-    double confidence = 0;      // 0..1: Phi(z) (trend), 1 - 2^-marks_used (refleak),
-                                // Phi(rank-sum z of held vs start level) (plateau); 0 stable
-    double z = 0;               // Mann–Kendall z on the post-warm-up last third
-    int began = -1;             // first bucket of the rise (growing by trend, plateau)
-    int stopped = -1;           // first bucket at the held level (plateau)
-    double rate_per_mark = 0;   // median post-warm-up per-mark delta (mark view only)
-    unsigned marks_used = 0;    // post-warm-up per-mark deltas looked at (0: no mark view)
-    unsigned marks_adding = 0;  // how many of them were >= 1 byte
+    const char* rule = "none"; // "trend" (growing by clock), "refleak" (growing by marks),
+                               // "level" (plateau), "none" (stable)
+    double rate = 0;           // bytes per bucket: level rise across the last third (growing),
+                               // Theil–Sen over began-1..stopped (plateau); 0 when stable
+    double confidence = 0;     // 0..1: Phi(z) (trend), 1 - 2^-marks_used (refleak),
+                               // Phi(rank-sum z, held vs start) (plateau); 0 when stable
+    double z = 0;              // Mann–Kendall z on the post-warm-up last third
+    int began = -1;            // first bucket of the rise (growing by trend, plateau)
+    int stopped = -1;          // first bucket at the held level (plateau)
+    double rate_per_mark = 0;  // median post-warm-up per-mark delta (mark view only)
+    unsigned marks_used = 0;   // post-warm-up per-mark deltas looked at (0: no mark view)
+    unsigned marks_adding = 0; // how many of them were >= 1 byte
 };
 
 // Refleak rule of CPython's regrtest -R (Lib/test/libregrtest/refleak.py,
@@ -85,10 +90,12 @@ inline MarkVerdict mark_view(const i64* live, unsigned n, const ClassifyParams& 
     const unsigned nd = n - 1;
     if (nd <= p.mark_warmup || nd - p.mark_warmup < p.min_mark_deltas) return MarkVerdict::none;
     i64 d[kMaxBuckets];
-    for (unsigned i = 0; i < nd; ++i) d[i] = difference(live[i], live[i + 1]);
+    for (unsigned i = 0; i < nd; ++i)
+        d[i] = difference(live[i], live[i + 1]);
     const bool growing = refleak_growing(d, nd, p.mark_warmup);
     g.marks_used = nd - p.mark_warmup;
-    for (unsigned i = p.mark_warmup; i < nd; ++i) g.marks_adding += d[i] >= 1;
+    for (unsigned i = p.mark_warmup; i < nd; ++i)
+        g.marks_adding += d[i] >= 1;
     g.rate_per_mark = mathx::median(d + p.mark_warmup, g.marks_used);
     return growing ? MarkVerdict::growing : MarkVerdict::not_growing;
 }
@@ -102,7 +109,8 @@ inline int rise_began(const i64* x, unsigned w, unsigned last, double noise_band
     unsigned j = last;
     if (last > w) {
         i64 floor = x[w];
-        for (unsigned i = w + 1; i < last; ++i) floor = mathx::min(floor, x[i]);
+        for (unsigned i = w + 1; i < last; ++i)
+            floor = mathx::min(floor, x[i]);
         const double f = static_cast<double>(floor);
         const double top = f + mathx::max(noise_band, share * mathx::abs(f));
         j = w;
@@ -110,21 +118,24 @@ inline int rise_began(const i64* x, unsigned w, unsigned last, double noise_band
             if (static_cast<double>(x[i]) <= top) j = i;
     }
     if (j <= w)
-        while (j > 0 && x[j - 1] < x[j]) --j;
+        while (j > 0 && x[j - 1] < x[j])
+            --j;
     return static_cast<int>(mathx::min(j + 1, last));
 }
 
-// Highest median of k consecutive values: the level the series held longest
-// at its top, blind to spikes shorter than k/2 buckets.
+// Highest median of k consecutive values: the highest level the series held
+// for most of k buckets, blind to shorter spikes.
 inline double peak_level(const i64* x, unsigned n, unsigned k) {
     double peak = window_median(x, k);
-    for (unsigned i = 1; i + k <= n; ++i) peak = mathx::max(peak, window_median(x + i, k));
+    for (unsigned i = 1; i + k <= n; ++i)
+        peak = mathx::max(peak, window_median(x + i, k));
     return peak;
 }
 
 inline double one_minus_half_power(unsigned k) {
     double p = 1;
-    for (unsigned i = 0; i < k; ++i) p *= 0.5;
+    for (unsigned i = 0; i < k; ++i)
+        p *= 0.5;
     return 1 - p;
 }
 
@@ -147,57 +158,65 @@ inline Growth classify(const i64* series, unsigned n, const i64* mark_live, unsi
     const i64* post = series + w; // the part after the warm-up, m buckets
     const unsigned m = n - w;
     const unsigned c = (m + 2) / 3;
-    const i64* last = post + (m - c); // its last third, c buckets
+    const i64* last = post + (m - c);                 // its last third, c buckets
+    const unsigned k = mathx::min(m, max(1u, c / 4)); // buckets whose median is a level
 
+    // How far the level rose across the last third: from the median of its
+    // first k buckets to the median of its last k (the level at the end).
+    const double end = window_median(post + (m - k), k);
+    const double rise_last = end - window_median(last, k);
+    const double rate_last = c > k ? rise_last / (c - k) : 0;
     const MarkVerdict marks = mark_view(mark_live, n_marks, p, g);
-    const MannKendall mk = mann_kendall(last, c);
-    const double slope = theil_sen(last, c);
-    g.z = mk.z;
+    g.z = mann_kendall(last, c).z;
     if (marks == MarkVerdict::growing) {
         g.cls = SiteClass::growing;
         g.rule = "refleak";
-        g.rate = slope;
+        g.rate = rate_last;
         g.confidence = one_minus_half_power(g.marks_used);
         return g;
     }
-    if (m < p.min_buckets) return g;
+    if (m == 0 || m < p.min_buckets) return g;
 
-    // Growing by the clock: a significant rise over the last third, of a
-    // size that matters. Marks, when present, have already said no.
-    const double held = window_median(last, c);
+    // Growing by the clock: a significant trend over the last third that
+    // left the level higher by an amount that matters. Marks, when present,
+    // have already said no.
     const double noise_band = p.band_sigmas * noise_sigma(post, m);
-    if (marks == MarkVerdict::none && mk.z >= p.z_growing && slope > 0 &&
-        slope * (c - 1) >= max(p.min_rise_bytes, p.growing_rise * abs(held))) {
+    if (marks == MarkVerdict::none && g.z >= p.z_growing && rise_last > 0 &&
+        rise_last >= max(p.min_rise_bytes, p.growing_rise * abs(end))) {
         g.cls = SiteClass::growing;
         g.rule = "trend";
-        g.rate = slope;
-        g.confidence = mathx::normal_cdf(mk.z);
+        g.rate = rate_last;
+        g.confidence = mathx::normal_cdf(g.z);
         g.began = rise_began(series, w, n - 1, noise_band, p.band_share);
         return g;
     }
 
-    // Plateau: the last third holds a level well above the start of the
-    // post-warm-up part, most of it in the upper half of that rise (a
-    // sawtooth or noise keeps revisiting the start), and the end gave back
-    // little of the peak (memory released before the end is stable).
-    const unsigned k = max(1u, c / 4);
+    // Plateau: the end level stands well above the start of the post-warm-up
+    // part and clear of the noise; once reached it was held, for two buckets
+    // at least (a sawtooth or noise keeps revisiting the start level; a rise
+    // up to the last bucket has not stopped); and the end gave back little of
+    // the peak, beyond the noise (memory released before the end is stable).
     const double start = window_median(post, k);
-    const double end = window_median(post + (m - k), k);
-    const double rise = held - start;
-    if (rise >= max(p.min_rise_bytes, p.plateau_rise * abs(held)) &&
-        window_quantile(last, c, 0.25) >= start + rise / 2 &&
-        end >= start + (1 - p.plateau_release) * (peak_level(post, m, k) - start)) {
-        const double reached = held - max(noise_band, p.band_share * abs(held));
-        unsigned stopped = w;
-        while (stopped + 1 < n && static_cast<double>(series[stopped]) < reached) ++stopped;
-        g.cls = SiteClass::plateau;
-        g.rule = "level";
-        g.began = rise_began(series, w, stopped, noise_band, p.band_share);
-        g.stopped = static_cast<int>(stopped);
-        const unsigned from = g.began > 0 ? static_cast<unsigned>(g.began) - 1 : 0;
-        g.rate = theil_sen(series + from, stopped - from + 1);
-        g.confidence = mathx::normal_cdf(rank_sum_z(post, k, last, c));
-    }
+    const double rise = end - start;
+    if (!(rise > 0 && rise >= max(max(p.min_rise_bytes, noise_band), p.plateau_rise * abs(end))))
+        return g;
+    const double reached = end - max(noise_band, p.band_share * abs(end));
+    unsigned stopped = w;
+    while (stopped + 1 < n && static_cast<double>(series[stopped]) < reached)
+        ++stopped;
+    const i64* held = series + stopped;
+    const unsigned nh = n - stopped;
+    const double peak = peak_level(post, m, k);
+    if (nh < 2 || window_quantile(held, nh, 0.25) < start + rise / 2 ||
+        peak - end > max(p.plateau_release * (peak - start), noise_band))
+        return g;
+    g.cls = SiteClass::plateau;
+    g.rule = "level";
+    g.began = rise_began(series, w, stopped, noise_band, p.band_share);
+    g.stopped = static_cast<int>(stopped);
+    const unsigned from = g.began > 0 ? static_cast<unsigned>(g.began) - 1 : 0;
+    g.rate = theil_sen(series + from, stopped - from + 1);
+    g.confidence = mathx::normal_cdf(rank_sum_z(post, k, held, nh));
     return g;
 }
 

@@ -10,9 +10,15 @@ namespace mathx {
 
 constexpr double kMaxDouble = 1.7976931348623157e308;
 
-template <class T> inline T abs(T x) { return x < 0 ? -x : x; }
-template <class T> inline T min(T a, T b) { return b < a ? b : a; }
-template <class T> inline T max(T a, T b) { return a < b ? b : a; }
+template <class T> inline T abs(T x) {
+    return x < 0 ? -x : x;
+}
+template <class T> inline T min(T a, T b) {
+    return b < a ? b : a;
+}
+template <class T> inline T max(T a, T b) {
+    return a < b ? b : a;
+}
 
 // Newton's iteration after scaling x into [1, 4) by powers of 4, so that six
 // steps give full precision whatever the magnitude. 0 for x <= 0 and NaN.
@@ -20,12 +26,17 @@ inline double sqrt(double x) {
     if (!(x > 0)) return 0;
     if (x > kMaxDouble) return x;
     double scale = 1;
-    while (x >= 0x1p64) x *= 0x1p-64, scale *= 0x1p32;
-    while (x >= 4) x *= 0.25, scale *= 2;
-    while (x < 0x1p-64) x *= 0x1p64, scale *= 0x1p-32;
-    while (x < 1) x *= 4, scale *= 0.5;
+    while (x >= 0x1p64)
+        x *= 0x1p-64, scale *= 0x1p32;
+    while (x >= 4)
+        x *= 0.25, scale *= 2;
+    while (x < 0x1p-64)
+        x *= 0x1p64, scale *= 0x1p-32;
+    while (x < 1)
+        x *= 4, scale *= 0.5;
     double r = 1.5; // sqrt lies in [1, 2): the error starts below 0.5
-    for (int i = 0; i < 6; ++i) r = 0.5 * (r + x / r);
+    for (int i = 0; i < 6; ++i)
+        r = 0.5 * (r + x / r);
     return r * scale;
 }
 
@@ -41,7 +52,8 @@ inline double exp(double x) {
     int k = static_cast<int>(x * log2e + (x >= 0 ? 0.5 : -0.5));
     double r = (x - k * ln2_hi) - k * ln2_lo;
     double poly = 1;
-    for (int i = 13; i >= 1; --i) poly = 1 + poly * r / i;
+    for (int i = 13; i >= 1; --i)
+        poly = 1 + poly * r / i;
     double base = k >= 0 ? 2.0 : 0.5, scale = 1;
     for (unsigned e = static_cast<unsigned>(k >= 0 ? k : -k); e != 0; e >>= 1) {
         if (e & 1) scale *= base;
@@ -86,7 +98,8 @@ template <class T> inline void sift_down(T* a, unsigned root, unsigned n) {
 
 template <class T> inline void sort(T* a, unsigned n) {
     if (n < 2) return;
-    for (unsigned i = n / 2; i-- > 0;) sift_down(a, i, n);
+    for (unsigned i = n / 2; i-- > 0;)
+        sift_down(a, i, n);
     for (unsigned end = n - 1; end > 0; --end) {
         T t = a[0];
         a[0] = a[end];

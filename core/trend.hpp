@@ -30,7 +30,8 @@ inline unsigned clip(const i64*& x, unsigned n) {
 // Copies x into out (kMaxWindow values at most) and sorts it.
 inline unsigned sorted_copy(const i64* x, unsigned n, i64* out) {
     n = clip(x, n);
-    for (unsigned i = 0; i < n; ++i) out[i] = x[i];
+    for (unsigned i = 0; i < n; ++i)
+        out[i] = x[i];
     mathx::sort(out, n);
     return n;
 }
@@ -40,7 +41,8 @@ template <class F> inline double sum_over_ties(const i64* sorted, unsigned n, F 
     double sum = 0;
     for (unsigned i = 0; i < n;) {
         unsigned j = i + 1;
-        while (j < n && sorted[j] == sorted[i]) ++j;
+        while (j < n && sorted[j] == sorted[i])
+            ++j;
         sum += f(static_cast<double>(j - i));
         i = j;
     }
@@ -61,7 +63,8 @@ inline MannKendall mann_kendall(const i64* x, unsigned n) {
     MannKendall mk;
     n = clip(x, n);
     for (unsigned i = 0; i < n; ++i)
-        for (unsigned j = i + 1; j < n; ++j) mk.s += (x[j] > x[i]) - (x[j] < x[i]);
+        for (unsigned j = i + 1; j < n; ++j)
+            mk.s += (x[j] > x[i]) - (x[j] < x[i]);
     i64 sorted[kMaxWindow];
     sorted_copy(x, n, sorted);
     const double dn = n;
@@ -96,10 +99,13 @@ inline double rank_sum_z(const i64* lo, unsigned nl, const i64* hi, unsigned nh)
     if (nl == 0 || nh == 0) return 0;
     double u = 0;
     for (unsigned i = 0; i < nl; ++i)
-        for (unsigned j = 0; j < nh; ++j) u += hi[j] > lo[i] ? 1 : hi[j] == lo[i] ? 0.5 : 0;
+        for (unsigned j = 0; j < nh; ++j)
+            u += hi[j] > lo[i] ? 1 : hi[j] == lo[i] ? 0.5 : 0;
     i64 all[2 * kMaxWindow];
-    for (unsigned i = 0; i < nl; ++i) all[i] = lo[i];
-    for (unsigned j = 0; j < nh; ++j) all[nl + j] = hi[j];
+    for (unsigned i = 0; i < nl; ++i)
+        all[i] = lo[i];
+    for (unsigned j = 0; j < nh; ++j)
+        all[nl + j] = hi[j];
     const unsigned n = nl + nh;
     mathx::sort(all, n);
     const double ties = sum_over_ties(all, n, [](double t) { return t * t * t - t; });
@@ -135,7 +141,8 @@ inline double noise_sigma(const i64* x, unsigned n) {
     for (unsigned i = 0; i < nd; ++i)
         d[i] = static_cast<double>(x[i + 1]) - static_cast<double>(x[i]);
     double centre = mathx::median(d, nd);
-    for (unsigned i = 0; i < nd; ++i) d[i] = mathx::abs(d[i] - centre);
+    for (unsigned i = 0; i < nd; ++i)
+        d[i] = mathx::abs(d[i] - centre);
     return 1.4826 * 0.70710678118654752440 * mathx::median(d, nd);
 }
 

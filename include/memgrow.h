@@ -61,8 +61,14 @@ typedef enum {
 #define MEMGROW_MARK(label)                                                                        \
     ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_MARK, (label), 0, 0, 0, 0))
 
+/* Value-returning requests are statement expressions so that ignoring the
+   result does not warn. */
 #define MEMGROW_REPORT(file)                                                                       \
-    ((int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_REPORT, (file), 0, 0, 0, 0))
+    __extension__({                                                                                \
+        int _mg_res =                                                                              \
+            (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_REPORT, (file), 0, 0, 0, 0); \
+        _mg_res;                                                                                   \
+    })
 
 #define MEMGROW_LEAK_CHECK()                                                                       \
     ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_LEAK_CHECK, 0, 0, 0, 0, 0))
@@ -75,7 +81,10 @@ typedef enum {
                                            (space), (device), (api)))
 
 #define MEMGROW_DEVICE_FREE(addr, space, api)                                                      \
-    ((int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_FREE, (addr), (space),     \
-                                          (api), 0, 0))
+    __extension__({                                                                                \
+        int _mg_res = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_FREE,    \
+                                                           (addr), (space), (api), 0, 0);         \
+        _mg_res;                                                                                   \
+    })
 
 #endif /* MEMGROW_H */

@@ -17,8 +17,8 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
     if (zero) VG_(memset)(p, 0, size);
     Site* s = site_of_current_stack(tid, Space::host, 0);
     Block* b = block_new(Table::host, reinterpret_cast<Addr>(p), size, s, kind);
-    timeline_alloc(s, size);
     b->birth = clock_end();
+    timeline_alloc(s, size);
     return p;
 }
 

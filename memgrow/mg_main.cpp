@@ -49,6 +49,9 @@ void fini(Int /*exitcode*/) {
 void at_fork_child(ThreadId) { forked_child = true; }
 
 void pre_clo_init() {
+    // Inlined calls as frames of their own (memcheck's default; the core
+    // gives it only to the tools it knows). --read-inline-info=no still wins.
+    VG_(clo_read_inline_info) = True;
     VG_(details_name)("memgrow");
     VG_(details_version)(PACKAGE_VERSION);
     VG_(details_description)("a heap growth profiler");

@@ -43,8 +43,8 @@ void device_alloc(ThreadId tid, UWord* args) {
     Site* s = site_of_current_stack(tid, space, static_cast<UInt>(args[4]));
     Block* b = block_new(Table::device, args[1], args[2], s, AllocKind::device);
     b->api = static_cast<UChar>(args[5]);
-    timeline_alloc(s, args[2]);
     b->birth = clock_end();
+    timeline_alloc(s, args[2]);
 }
 
 UWord device_free(UWord addr) {

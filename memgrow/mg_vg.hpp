@@ -30,3 +30,4 @@ extern "C" {
 // Exported by libcoregrind but missing from the public headers.
 extern "C" const HChar* VG_(strerror)(UWord errnum);
 extern "C" Addr* VG_(get_ExeContext_StackTrace)(const ExeContext* e);
+extern "C" Bool VG_(clo_read_inline_info);

@@ -1,0 +1,97 @@
+"""Runs programs under memgrow (from the build tree) and reads what it wrote.
+
+The regression tests import this. MG_BUILD_DIR (set by `make check`) is the
+build directory holding vg-in-place and the test programs.
+"""
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+BUILD = os.environ.get("MG_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+SRC = os.environ.get("MG_SRC_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+VALGRIND = os.path.join(BUILD, "vg-in-place")
+
+
+def program(name):
+    return os.path.join(BUILD, "tests", "regress", name)
+
+
+class Run:
+    """One run of memgrow: exit code, log text and the parsed report(s)."""
+
+    def __init__(self, rc, log, reports):
+        self.rc = rc
+        self.log = log
+        self.reports = reports
+
+    @property
+    def report(self):
+        assert len(self.reports) == 1, f"expected one report, got {len(self.reports)}:\n{self.log}"
+        return self.reports[0]
+
+
+def run(argv, options=(), env=None, timeout=300, json_name="report.%p.json"):
+    """Runs argv under memgrow in a fresh directory; returns a Run."""
+    with tempfile.TemporaryDirectory(prefix="memgrow-test-") as tmp:
+        cmd = [VALGRIND, "--tool=memgrow", f"--json-file={os.path.join(tmp, json_name)}",
+               *options, *argv]
+        full_env = dict(os.environ)
+        full_env.update(env or {})
+        p = subprocess.run(cmd, cwd=tmp, env=full_env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=timeout, text=True,
+                           errors="replace")
+        reports = []
+        for name in sorted(os.listdir(tmp)):
+            if name.endswith(".json"):
+                with open(os.path.join(tmp, name)) as f:
+                    reports.append(json.load(f))
+        return Run(p.returncode, p.stdout, reports)
+
+
+def frames_text(site):
+    return " <- ".join(f"{f['function']}({f['file']}:{f['line']})" for f in site["frames"])
+
+
+def sites_at(report, function=None, file=None, line=None):
+    """Sites with a frame matching every given field."""
+    out = []
+    for s in report["sites"]:
+        for f in s["frames"]:
+            if function is not None and f["function"] != function:
+                continue
+            if file is not None and (f["file"] is None or os.path.basename(f["file"]) != file):
+                continue
+            if line is not None and f["line"] != line:
+                continue
+            out.append(s)
+            break
+    return out
+
+
+def source_line(path, marker):
+    """The 1-based line of `marker` in a source file (tests name lines by content)."""
+    with open(os.path.join(SRC, path)) as f:
+        for i, text in enumerate(f, 1):
+            if marker in text:
+                return i
+    raise AssertionError(f"{marker!r} not in {path}")
+
+
+def describe(report):
+    return "\n".join(f"  {s['class']:8} live={s['live_bytes']:>9} {frames_text(s)}"
+                     for s in report["sites"])
+
+
+class TestCase(unittest.TestCase):
+    def assertClass(self, report, cls, **where):
+        sites = sites_at(report, **where)
+        self.assertTrue(sites, f"no site at {where}:\n{describe(report)}")
+        classes = {s["class"] for s in sites}
+        self.assertIn(cls, classes, f"sites at {where}:\n{describe(report)}")
+        return [s for s in sites if s["class"] == cls]
+
+    def assertNoClass(self, report, cls):
+        bad = [s for s in report["sites"] if s["class"] == cls]
+        self.assertFalse(bad, f"unexpected {cls} sites:\n{describe(report)}")
