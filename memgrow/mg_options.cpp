@@ -83,8 +83,10 @@ static void check_writable(const HChar* option, const HChar* pattern) {
     Bool existed = !sr_isError(VG_(stat)(name, &st));
     SysRes r = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT, 0666);
     if (sr_isError(r)) {
+        // After option parsing fmsg_bad_option no longer exits by itself.
         VG_(fmsg_bad_option)(option, "cannot write '%s' (%s)\n", name,
                              VG_(strerror)(sr_Err(r)));
+        VG_(exit)(1);
     }
     VG_(close)(sr_Res(r));
     if (!existed) VG_(unlink)(name);

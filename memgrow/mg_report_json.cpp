@@ -66,18 +66,11 @@ void write_ec_frames(JsonWriter& w, const HChar* key, ExeContext* ec) {
         w.null();
         return;
     }
-    // Reuse the site symboliser: an ExeContext is a stack of the same words.
-    struct {
-        Site site;
-        StackWord more[264];
-    } tmp;
-    UInt n = static_cast<UInt>(VG_(get_ExeContext_n_ips)(ec));
-    const Addr* ips = VG_(get_ExeContext_StackTrace)(ec);
-    tmp.site.n_frames = static_cast<UShort>(n < 264 ? n : 264);
-    tmp.site.epoch = VG_(get_ExeContext_epoch)(ec);
-    for (UInt i = 0; i < tmp.site.n_frames; ++i) tmp.site.frames[i] = ips[i];
+    // An unarchived ExeContext has no epoch of its own: symbolise now.
     w.begin_array();
-    for_each_frame(&tmp.site, write_frame, &w);
+    for_each_frame(VG_(get_ExeContext_StackTrace)(ec),
+                   static_cast<UInt>(VG_(get_ExeContext_n_ips)(ec)), VG_(current_DiEpoch)(),
+                   write_frame, &w);
     w.end_array();
 }
 

@@ -61,7 +61,7 @@ void grow_table() {
 }
 
 Site* new_site(UWord hash, Space space, UInt device, const StackWord* w, UInt n) {
-    SizeT bytes = sizeof(Site) + (n ? n - 1 : 0) * sizeof(StackWord);
+    SizeT bytes = sizeof(Site) + n * sizeof(StackWord);
     Site* s = static_cast<Site*>(VG_(calloc)("mg.site", 1, bytes));
     s->hash = hash;
     s->id = n_sites;

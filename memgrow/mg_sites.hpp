@@ -33,7 +33,7 @@ struct Site {
     ULong live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
     SiteSeries clock;   // per bucket of the run clock
     SiteSeries* marks;  // per bucket of marks; created once the program marks
-    StackWord frames[1]; // n_frames words (allocated past the end)
+    StackWord frames[]; // n_frames words
 };
 
 // The site of the current stack of `tid` in `space`. Frames inside memgrow's

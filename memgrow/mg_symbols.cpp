@@ -45,26 +45,26 @@ void parse_description(const HChar* text, HChar* buf, Frame* f) {
 
 } // namespace
 
-void for_each_frame(const Site* s, void (*visit)(const Frame& f, void* ctx), void* ctx) {
+void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx) {
     static HChar buf[kText];
     static HChar object_buf[kText];
-    for (UInt i = 0; i < s->n_frames; ++i) {
-        StackWord w = s->frames[i];
+    for (UInt i = 0; i < n; ++i) {
+        StackWord w = words[i];
         if (w & kPythonFrameTag) continue; // named by the Python stage
         // Return addresses point after the call: look up the call itself.
         Addr ip = w - 1;
         const HChar* object = nullptr;
         const HChar* name;
-        if (VG_(get_objname)(s->epoch, ip, &name)) {
+        if (VG_(get_objname)(ep, ip, &name)) {
             VG_(strncpy)(object_buf, name, kText - 1);
             object_buf[kText - 1] = 0;
             object = object_buf;
         }
-        InlIPCursor* iipc = VG_(new_IIPC)(s->epoch, ip);
+        InlIPCursor* iipc = VG_(new_IIPC)(ep, ip);
         bool below_main = false;
         do {
             Frame f{};
-            parse_description(VG_(describe_IP)(s->epoch, ip, iipc), buf, &f);
+            parse_description(VG_(describe_IP)(ep, ip, iipc), buf, &f);
             f.ip = w;
             f.object = object;
             // describe_IP renames below-main functions unless --show-below-main.

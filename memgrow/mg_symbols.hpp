@@ -15,8 +15,14 @@ struct Frame {
     bool python;
 };
 
-// Calls visit(frame, ctx) for each frame of a site's stack, innermost
-// first, stopping below main(). The strings live until visit returns.
-void for_each_frame(const Site* s, void (*visit)(const Frame& f, void* ctx), void* ctx);
+using FrameVisitor = void (*)(const Frame& f, void* ctx);
+
+// Calls visit(frame, ctx) for each frame of a stack, innermost first,
+// stopping below main(). The strings live until visit returns.
+void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx);
+
+inline void for_each_frame(const Site* s, FrameVisitor visit, void* ctx) {
+    for_each_frame(s->frames, s->n_frames, s->epoch, visit, ctx);
+}
 
 } // namespace mg

@@ -1,0 +1,460 @@
+#!/usr/bin/env python3
+"""Benchmark memgrow against native runs and its peers.
+
+    python3 bench/run.py [--quick] [--build DIR] [--repeat N]
+                         [--only c|python|length] [--python EXE]
+
+Runs each workload (bench/malloc_heavy.c, bench/python_loop.py) natively and
+under Valgrind's none, memcheck, massif, dhat, memgrow and under heaptrack,
+measures wall time and peak RSS, prints one table per workload, the targets
+check, and the run-length check (memgrow's peak RSS on N and 10xN iterations
+of a workload whose live set does not depend on N). See bench/README.md.
+
+Standard library only. Exits non-zero only when a run fails (non-zero exit
+status or a signal), never because of a timing.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# Workload sizes: (full, quick). Full sizes give about 0.15 s native for C and
+# about 0.5 s native for Python on the 2-core machine where README's results
+# were taken.
+C_ITERS = (1500000, 200000)
+PY_ITERS = (200000, 20000)
+LENGTH_ITERS = (300000, 50000)  # N; the long run is 10 x N
+
+
+def log(msg):
+    sys.stderr.write(msg + "\n")
+    sys.stderr.flush()
+
+
+class Failure(Exception):
+    pass
+
+
+class Runner:
+    def __init__(self, tmp, retries=1):
+        self.tmp = tmp
+        self.retries = retries
+        self.counter = 0
+        self.failures = []
+
+    def once(self, argv, env):
+        """Runs argv once; returns (seconds, peak RSS KiB, exit status, log)."""
+        self.counter += 1
+        out_path = os.path.join(self.tmp, "run%04d.log" % self.counter)
+        with open(out_path, "wb") as out:
+            t0 = time.perf_counter()
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                                 stderr=subprocess.STDOUT, env=env, cwd=self.tmp)
+            # wait4 gives the rusage of the child and of all the descendants
+            # it reaped: ru_maxrss is the largest RSS of any one process in
+            # the tree (Linux reports KiB).
+            _, status, ru = os.wait4(p.pid, 0)
+            secs = time.perf_counter() - t0
+            p.returncode = os.waitstatus_to_exitcode(status)
+        return secs, ru.ru_maxrss, p.returncode, out_path
+
+    def measure(self, name, argv, env, repeat):
+        """Median wall time and median peak RSS over `repeat` runs."""
+        times, rss = [], []
+        for i in range(repeat):
+            attempt = 0
+            while True:
+                secs, kib, rc, out_path = self.once(argv, env)
+                if rc == 0:
+                    break
+                tail = read_tail(out_path)
+                if attempt < self.retries:
+                    attempt += 1
+                    log("  %s: exit status %d, retrying once (log %s)" % (name, rc, out_path))
+                    continue
+                msg = "%s failed with exit status %d\n  command: %s\n  log: %s\n%s" % (
+                    name, rc, " ".join(argv), out_path, tail)
+                self.failures.append(msg)
+                raise Failure(msg)
+            times.append(secs)
+            rss.append(kib)
+            log("  %-28s run %d/%d: %7.2f s  %7.1f MiB" % (name, i + 1, repeat, secs, kib / 1024.0))
+        return {"name": name, "secs": statistics.median(times), "best": min(times),
+                "rss_kib": statistics.median(rss), "argv": argv, "log": out_path}
+
+
+def read_tail(path, lines=25):
+    try:
+        with open(path, "rb") as f:
+            data = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return ""
+    return "\n".join("    | " + l for l in data[-lines:])
+
+
+def probe(argv, env=None):
+    """True when argv runs and exits 0 (used to detect installed tools)."""
+    try:
+        r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, env=env, timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0
+
+
+def is_elf(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def find_python(explicit):
+    exe = os.path.realpath(explicit or sys.executable)
+    if not is_elf(exe):
+        # A pyenv shim or wrapper script: Valgrind would measure its shell.
+        try:
+            exe = os.path.realpath(subprocess.check_output(
+                [exe, "-c", "import sys; print(sys.executable)"], text=True).strip())
+        except (OSError, subprocess.CalledProcessError):
+            pass
+    if not is_elf(exe):
+        log("warning: %s is not an ELF executable; Valgrind will measure the wrapper" % exe)
+    return exe
+
+
+class Tools:
+    """Which configurations can run here, and how to run them."""
+
+    def __init__(self, build, tmp):
+        self.tmp = tmp
+        self.valgrind = shutil.which("valgrind")
+        self.in_place = os.path.join(build, "vg-in-place")
+        if not os.access(self.in_place, os.X_OK):
+            self.in_place = None
+        true_bin = shutil.which("true") or "/bin/true"
+        self.missing = {}  # config -> reason
+        peers = ["none", "memcheck", "massif", "dhat"]
+        if not self.valgrind:
+            for t in peers:
+                self.missing[t] = "valgrind not installed (not on PATH)"
+        else:
+            for t in peers:
+                extra = []
+                if t == "massif":
+                    extra = ["--massif-out-file=" + os.path.join(tmp, "probe.massif")]
+                elif t == "dhat":
+                    extra = ["--dhat-out-file=" + os.path.join(tmp, "probe.dhat")]
+                if not probe([self.valgrind, "--tool=" + t, "-q"] + extra + [true_bin]):
+                    self.missing[t] = "valgrind --tool=%s not installed (probe failed)" % t
+        # memgrow: the build's vg-in-place first, else an installed one.
+        self.memgrow_vg = None
+        mg_probe = ["--tool=memgrow", "-q", "--json-file=" + os.path.join(tmp, "probe.json"), true_bin]
+        if self.in_place and probe([self.in_place] + mg_probe):
+            self.memgrow_vg = self.in_place
+            self.memgrow_where = "build " + build
+        elif self.valgrind and probe([self.valgrind] + mg_probe):
+            self.memgrow_vg = self.valgrind
+            self.memgrow_where = "installed valgrind"
+        else:
+            self.missing["memgrow"] = "memgrow not installed (no %s/vg-in-place, and `valgrind --tool=memgrow` fails)" % build
+        self.heaptrack = shutil.which("heaptrack")
+        if not self.heaptrack:
+            self.missing["heaptrack"] = "heaptrack not installed (not on PATH)"
+
+    def wrap(self, config, tag, argv):
+        """argv run under `config`; tag names the tool's output file."""
+        out = os.path.join(self.tmp, tag)
+        if config == "native":
+            return argv
+        if config in ("none", "memcheck"):
+            return [self.valgrind, "--tool=" + config] + argv
+        if config == "massif":
+            return [self.valgrind, "--tool=massif", "--massif-out-file=" + out + ".massif"] + argv
+        if config == "dhat":
+            return [self.valgrind, "--tool=dhat", "--dhat-out-file=" + out + ".dhat"] + argv
+        if config == "memgrow":
+            return [self.memgrow_vg, "--tool=memgrow", "--json-file=" + out + ".json"] + argv
+        if config == "heaptrack":
+            return [self.heaptrack, "-o", out + ".heaptrack"] + argv
+        raise ValueError(config)
+
+
+CONFIGS = ["native", "none", "memcheck", "massif", "dhat", "memgrow", "heaptrack"]
+
+
+def base_env():
+    env = dict(os.environ)
+    env.pop("PYTHONMALLOC", None)
+    env.pop("LD_PRELOAD", None)
+    env["PYTHONHASHSEED"] = "0"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+def run_workload(runner, tools, title, rows_spec, repeat):
+    """rows_spec: list of (label, config, group, argv, env). `group` names the
+    baseline family: ×native and ×none compare with the native and none rows
+    of the same group (e.g. the same PYTHONMALLOC)."""
+    results = []
+    log("== %s" % title)
+    for label, config, group, argv, env in rows_spec:
+        if config in tools.missing:
+            results.append({"label": label, "config": config, "group": group,
+                            "skipped": tools.missing[config]})
+            log("  %-28s skipped: %s" % (label, tools.missing[config]))
+            continue
+        tag = "%s-%s" % (title.split()[0].lower(), label.replace(" ", "_").replace("=", "-"))
+        try:
+            r = runner.measure(label, tools.wrap(config, tag, argv), env, repeat)
+        except Failure:
+            results.append({"label": label, "config": config, "group": group, "failed": True})
+            continue
+        r.update(label=label, config=config, group=group, tag=tag)
+        results.append(r)
+    return results
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt(x, spec):
+    return "-" if x is None else format(x, spec)
+
+
+def print_table(title, results, repeat):
+    def find(config, group):
+        for r in results:
+            if r["config"] == config and r.get("secs") is not None and (group is None or r["group"] == group):
+                return r
+        return None
+
+    memcheck = find("memcheck", None)
+    print()
+    print("%s  (wall time: median of %d run%s)" % (title, repeat, "" if repeat == 1 else "s"))
+    head = "%-26s %9s %9s %8s %10s %14s %12s" % (
+        "config", "seconds", "xnative", "xnone", "xmemcheck", "peak RSS MiB", "RSS xnative")
+    print(head)
+    print("-" * len(head))
+    for r in results:
+        if "skipped" in r:
+            print("%-26s %s" % (r["label"], "skipped: " + r["skipped"]))
+            continue
+        if r.get("failed"):
+            print("%-26s %s" % (r["label"], "FAILED (see the error below)"))
+            continue
+        nat = find("native", r["group"])
+        non = find("none", r["group"])
+        print("%-26s %9.2f %9s %8s %10s %14.1f %12s" % (
+            r["label"], r["secs"],
+            fmt(ratio(r["secs"], nat and nat["secs"]), ".1f"),
+            fmt(ratio(r["secs"], non and non["secs"]), ".2f"),
+            fmt(ratio(r["secs"], memcheck and memcheck["secs"]), ".2f"),
+            r["rss_kib"] / 1024.0,
+            fmt(ratio(r["rss_kib"], nat and nat["rss_kib"]), ".1f")))
+
+
+def targets(title, results, memcheck_target):
+    by = {r["config"]: r for r in results if r.get("secs") is not None and r["config"] in ("memgrow", "memcheck", "massif")}
+    mg = by.get("memgrow")
+    lines = []
+    for peer, limit, applies in (("memcheck", 0.5, memcheck_target), ("massif", 1.0, True)):
+        p = by.get(peer)
+        if mg is None or p is None:
+            lines.append("  %-8s memgrow / %-8s  n/a (a run is missing)" % (title, peer))
+            continue
+        r = mg["secs"] / p["secs"]
+        verdict = ("met" if r <= limit else "MISSED") if applies else "for reference; the target is for the C workload"
+        lines.append("  %-8s memgrow / %-8s = %5.2f   (%.2f s / %.2f s; target <= %.1f: %s)" % (
+            title, peer, r, mg["secs"], p["secs"], limit, verdict))
+    return lines
+
+
+def memgrow_report(tmp, tag):
+    """Summary of a memgrow JSON report: bucket count, sites per class."""
+    path = os.path.join(tmp, tag + ".json")
+    try:
+        with open(path) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        return None, "cannot read memgrow report %s: %s" % (path, e)
+    classes = {}
+    for s in d.get("sites", []):
+        classes[s.get("class")] = classes.get(s.get("class"), 0) + 1
+    info = {"buckets": len(d.get("buckets", [])), "sites": len(d.get("sites", [])),
+            "classes": classes, "bytes": os.path.getsize(path)}
+    return info, None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="1 repeat and smaller sizes")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"),
+                    help="memgrow build directory with vg-in-place [%(default)s]")
+    ap.add_argument("--repeat", type=int, default=None, help="runs per configuration [3; 1 with --quick]")
+    ap.add_argument("--only", action="append", choices=["c", "python", "length"],
+                    help="run only these sections (repeatable)")
+    ap.add_argument("--length", action="store_true", help="run only the run-length section")
+    ap.add_argument("--python", default=None, help="Python interpreter to measure [this one]")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = ap.parse_args()
+
+    repeat = args.repeat if args.repeat is not None else (1 if args.quick else 3)
+    if repeat < 1:
+        ap.error("--repeat must be at least 1")
+    q = 1 if args.quick else 0
+    sections = set(args.only or [])
+    if args.length:
+        sections.add("length")
+    if not sections:
+        sections = {"c", "python", "length"}
+
+    tmp = tempfile.mkdtemp(prefix="memgrow-bench-")
+    t_start = time.perf_counter()
+    try:
+        return run(args, repeat, q, sections, tmp, t_start)
+    finally:
+        if args.keep:
+            log("kept %s" % tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args, repeat, q, sections, tmp, t_start):
+    build = os.path.abspath(args.build)
+    tools = Tools(build, tmp)
+    runner = Runner(tmp)
+    env = base_env()
+
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        log("error: no C compiler (cc) found")
+        return 2
+    exe = os.path.join(tmp, "malloc_heavy")
+    subprocess.check_call([cc, "-O2", "-g", "-o", exe, os.path.join(HERE, "malloc_heavy.c")])
+    python = find_python(args.python)
+    script = os.path.join(HERE, "python_loop.py")
+
+    print("memgrow benchmark: %d CPU core%s, repeat %d%s" % (
+        os.cpu_count() or 0, "" if os.cpu_count() == 1 else "s", repeat, ", quick sizes" if q else ""))
+    print("memgrow: %s" % (tools.memgrow_where if tools.memgrow_vg else tools.missing["memgrow"]))
+    print("valgrind: %s   heaptrack: %s   python: %s   cc: %s" % (
+        tools.valgrind or "not installed", tools.heaptrack or "not installed", python, cc))
+    for config in CONFIGS:
+        if config in tools.missing:
+            print("skipping %s: %s" % (config, tools.missing[config]))
+    sys.stdout.flush()
+
+    checks = []
+    tables = []
+    if "c" in sections:
+        n = C_ITERS[q]
+        title = "C workload: malloc_heavy %d (grow)" % n
+        spec = [(c, c, "c", [exe, str(n), "grow"], env) for c in CONFIGS]
+        res = run_workload(runner, tools, title, spec, repeat)
+        tables.append((title, res))
+        checks += targets("C", res, True)
+        mg = next((r for r in res if r["config"] == "memgrow" and r.get("tag")), None)
+        if mg:
+            info, err = memgrow_report(tmp, mg["tag"])
+            checks.append("  C        memgrow report: " + (err or "%d sites %s, %d buckets" % (
+                info["sites"], info["classes"], info["buckets"])))
+
+    if "python" in sections:
+        n = PY_ITERS[q]
+        title = "Python workload: python_loop.py %d (grow)" % n
+        env_mal = dict(env, PYTHONMALLOC="malloc")
+        argv = [python, script, str(n), "grow"]
+        spec = [
+            ("native", "native", "pymalloc", argv, env),
+            ("native PYTHONMALLOC=malloc", "native", "malloc", argv, env_mal),
+            ("none", "none", "pymalloc", argv, env),
+            ("none PYTHONMALLOC=malloc", "none", "malloc", argv, env_mal),
+        ] + [("%s PYTHONMALLOC=malloc" % c, c, "malloc", argv, env_mal)
+             for c in ("memcheck", "massif", "dhat", "memgrow", "heaptrack")]
+        res = run_workload(runner, tools, title, spec, repeat)
+        tables.append((title, res))
+        checks += targets("Python", res, False)
+
+    length = None
+    if "length" in sections:
+        n = LENGTH_ITERS[q]
+        length = []
+        log("== run length: memgrow on malloc_heavy N and 10xN (flat)")
+        if "memgrow" in tools.missing:
+            length = tools.missing["memgrow"]
+        else:
+            for k in (n, 10 * n):
+                tag = "length-%d" % k
+                try:
+                    r = runner.measure("memgrow flat %d" % k,
+                                       tools.wrap("memgrow", tag, [exe, str(k), "flat"]), env, 1)
+                except Failure:
+                    length.append({"iters": k, "failed": True})
+                    continue
+                info, err = memgrow_report(tmp, tag)
+                r.update(iters=k, info=info, err=err)
+                try:
+                    nat = runner.measure("native flat %d" % k, [exe, str(k), "flat"], env, 1)
+                    r["native_rss_kib"] = nat["rss_kib"]
+                except Failure:
+                    r["native_rss_kib"] = None
+                length.append(r)
+
+    # ---- report ----
+    for title, res in tables:
+        print_table(title, res, repeat)
+    if checks:
+        print()
+        print("Targets (memgrow wall time / peer wall time):")
+        for l in checks:
+            print(l)
+    if length is not None:
+        print()
+        print("Run length: memgrow on malloc_heavy N and 10xN iterations, flat mode (bounded live set)")
+        if isinstance(length, str):
+            print("  skipped: " + length)
+        else:
+            print("  %-10s %9s %14s %18s %8s %11s" % (
+                "iterations", "seconds", "peak RSS MiB", "native RSS MiB", "buckets", "JSON bytes"))
+            for r in length:
+                if r.get("failed"):
+                    print("  %-10d FAILED (see the error below)" % r["iters"])
+                    continue
+                info = r.get("info") or {}
+                print("  %-10d %9.2f %14.1f %18s %8s %11s" % (
+                    r["iters"], r["secs"], r["rss_kib"] / 1024.0,
+                    fmt(r["native_rss_kib"] and r["native_rss_kib"] / 1024.0, ".1f"),
+                    info.get("buckets", "-"), info.get("bytes", "-")))
+                if r.get("err"):
+                    print("    " + r["err"])
+            ok = [r for r in length if not r.get("failed")]
+            if len(ok) == 2:
+                rr = ok[1]["rss_kib"] / ok[0]["rss_kib"]
+                print("  peak RSS ratio 10xN / N = %.3f   (target: flat, about 1.0)" % rr)
+    print()
+    print("total benchmark time: %.0f s" % (time.perf_counter() - t_start))
+    if runner.failures:
+        print()
+        print("FAILED RUNS:")
+        for f in runner.failures:
+            print(f)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

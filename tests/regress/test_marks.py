@@ -1,0 +1,49 @@
+"""MEMGROW_MARK: the per-mark view and CPython's refleak rule."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import TestCase, program, run, source_line  # noqa: E402
+
+
+class Marks(TestCase):
+    def test_fixed_leak_per_mark_is_growing_with_that_rate(self):
+        r = run([program("mark_leak")]).report
+        self.assertEqual(r["marks"]["count"], 200)
+        line = source_line("tests/regress/mark_leak.c", "PER_MARK_HERE")
+        site = self.assertClass(r, "growing", file="mark_leak.c", line=line)[0]
+        g = site["growth"]
+        self.assertEqual(g["rule"], "refleak")
+        self.assertAlmostEqual(g["rate_per_mark"], 96.0, places=3)
+        self.assertEqual(g["marks_adding"], g["marks_used"])
+        self.assertGreater(g["marks_used"], 2)
+        self.assertEqual(site["live_blocks"], 200)
+        # Per-mark levels: 96 bytes more at every mark (bucket of marks).
+        levels = site["mark_series"]
+        steps = {b - a for a, b in zip(levels, levels[1:])}
+        self.assertEqual(steps, {96 * r["marks"]["per_bucket"]})
+        # The warm-up ends at the first mark.
+        self.assertEqual(r["warmup_end"], r["marks"]["first_at"])
+        # The per-request scratch buffer is freed each time: not growing.
+        for s in r["sites"]:
+            if s["frames"] and s["frames"][0]["line"] == line - 1:
+                self.assertEqual(s["class"], "stable")
+
+    def test_many_marks_merge_into_64_buckets(self):
+        r = run([program("mark_leak"), "1000"]).report
+        self.assertEqual(r["marks"]["count"], 1000)
+        self.assertEqual(r["marks"]["per_bucket"], 16)
+        line = source_line("tests/regress/mark_leak.c", "PER_MARK_HERE")
+        site = self.assertClass(r, "growing", file="mark_leak.c", line=line)[0]
+        self.assertLessEqual(len(site["mark_series"]), 64)
+        self.assertAlmostEqual(site["growth"]["rate_per_mark"], 96.0, places=3)
+
+    def test_marks_are_no_ops_natively(self):
+        import subprocess
+        self.assertEqual(subprocess.run([program("mark_leak")]).returncode, 0)
+        self.assertEqual(subprocess.run([program("device_requests")]).returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,74 @@
+"""Options are validated at start-up like Valgrind's own; the clock can be
+changed; the help lists memgrow's options."""
+import os
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import VALGRIND, TestCase, program, run, source_line  # noqa: E402
+
+
+def start(options):
+    p = subprocess.run([VALGRIND, "--tool=memgrow", *options, program("grow_list"), "10"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    return p.returncode, p.stdout
+
+
+class Options(TestCase):
+    def assertRejected(self, options, message):
+        rc, out = start(options)
+        self.assertNotEqual(rc, 0, out)
+        self.assertIn(message, out)
+        self.assertNotIn("HEAP GROWTH SUMMARY", out)  # the program never ran
+
+    def test_bad_values_are_errors_at_start(self):
+        self.assertRejected(["--time-unit=s"], "the time unit must be B, i or ms")
+        self.assertRejected(["--depth=0"], "'--depth' argument must be between 1 and 256")
+        self.assertRejected(["--depth=x"], "Invalid integer value 'x'")
+        self.assertRejected(["--warmup=abc"], "expected a percentage (5%) or a number of clock units")
+        self.assertRejected(["--warmup=95%"], "the warm-up must be at most 90% of the run")
+        self.assertRejected(["--json-file="], "the file name is empty")
+        self.assertRejected(["--no-such-option=1"], "Unknown option: --no-such-option=1")
+
+    def test_unwritable_json_file_is_an_error_at_start(self):
+        self.assertRejected(["--json-file=/nonexistent-dir/report.json"],
+                            "cannot write '/nonexistent-dir/report.json'")
+
+    def test_help_lists_memgrow_options(self):
+        p = subprocess.run([VALGRIND, "--tool=memgrow", "--help"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        for opt in ("--json-file", "--time-unit", "--depth", "--warmup", "--mark-warmup", "--top"):
+            self.assertIn(opt, p.stdout)
+
+    def test_instruction_clock(self):
+        r = run([program("grow_list")], options=["--time-unit=i"]).report
+        self.assertEqual(r["time_unit"], "i")
+        self.assertGreater(r["teardown_at"], 1_000_000)  # instructions, not bytes
+        line = source_line("tests/regress/grow_list.c", "GROW_HERE")
+        self.assertClass(r, "growing", file="grow_list.c", line=line)
+
+    def test_millisecond_clock(self):
+        r = run([program("grow_list")], options=["--time-unit=ms"]).report
+        self.assertEqual(r["time_unit"], "ms")
+        self.assertGreater(len(r["buckets"]), 0)
+        self.assertEqual(r["buckets"][-1]["end"], r["teardown_at"])
+
+    def test_depth_limits_the_frames(self):
+        r = run([program("grow_list")], options=["--depth=1"]).report
+        line = source_line("tests/regress/grow_list.c", "GROW_HERE")
+        site = self.assertClass(r, "growing", file="grow_list.c", line=line)[0]
+        self.assertEqual(len(site["frames"]), 1)
+        self.assertEqual(site["frames"][0]["function"], "remember")
+
+    def test_default_json_file_name_has_the_pid(self):
+        r = run([program("grow_list"), "10"], json_name="memgrow.out.%p.json")
+        self.assertIn(f"memgrow.out.{r.report['pid']}.json", r.log)
+
+    def test_warmup_option_moves_the_warmup_end(self):
+        r = run([program("grow_list"), "1000"], options=["--warmup=50%"]).report
+        self.assertEqual(r["warmup_end"], r["teardown_at"] // 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

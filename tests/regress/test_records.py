@@ -1,0 +1,53 @@
+"""Records: every malloc-family entry point, device spaces through client
+requests, mid-run reports, and bounded tool memory."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import TestCase, program, run, source_line, sites_at  # noqa: E402
+
+
+class Records(TestCase):
+    def test_every_allocation_function_is_recorded_with_its_size(self):
+        r = run([program("alloc_family")])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertNotIn("FAILED", r.log)
+        self.assertIn("ERROR SUMMARY: 0 errors", r.log)
+        sizes = sorted(s["live_bytes"] for s in sites_at(r.report, file="alloc_family.cpp")
+                       if s["live_bytes"])
+        # calloc 1010, realloc 1020, memalign 1030, posix_memalign 1040,
+        # valloc 1050, new[] 1060 and 1056, aligned new[] 1070, aligned_alloc
+        # 1280, malloc 1001 (its failed realloc left it in place).
+        self.assertEqual(sizes, [1001, 1010, 1020, 1030, 1040, 1050, 1056, 1060, 1070, 1280])
+        freed = [s for s in sites_at(r.report, file="alloc_family.cpp")
+                 if s["allocated_bytes"] == 77]
+        self.assertEqual(len(freed), 1)
+        self.assertEqual(freed[0]["live_bytes"], 0)
+
+    def test_device_allocations_get_their_own_space(self):
+        r = run([program("device_requests")])
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        line = source_line("tests/regress/device_requests.c", "DEVICE_HERE")
+        site = self.assertClass(rep, "growing", file="device_requests.c", line=line)[0]
+        self.assertEqual(site["space"], "device")
+        self.assertEqual(site["device"], 1)
+        self.assertEqual(site["live_bytes"], 400 << 20)
+        managed = [s for s in rep["sites"] if s["space"] == "managed"]
+        self.assertEqual(len(managed), 1)
+        self.assertEqual(managed[0]["live_bytes"], 0)
+        self.assertEqual(managed[0]["allocated_blocks"], 400)
+        self.assertIn("device", rep["buckets"][-1]["spaces"])
+        self.assertEqual(rep["buckets"][-1]["spaces"]["device"]["live_bytes"], 400 << 20)
+
+    def test_site_count_and_series_do_not_grow_with_run_length(self):
+        short = run([program("grow_list"), "2000"]).report
+        long = run([program("grow_list"), "40000"]).report
+        self.assertEqual(len(short["sites"]), len(long["sites"]))
+        self.assertLessEqual(len(long["buckets"]), 64)
+        self.assertGreater(long["bucket_width"], short["bucket_width"])
+
+
+if __name__ == "__main__":
+    unittest.main()
