@@ -1,0 +1,15 @@
+#!/bin/sh
+# Installs what is missing, builds memgrow and runs the whole test suite
+# (unit tests of the shared core, then the tool on real programs). This is
+# what CI runs (.ci/run).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/install-deps.sh"
+"$top/scripts/build.sh"
+cd "${MEMGROW_BUILD:-$top/build}"
+if ! make -j"$(nproc)" check; then
+    for log in tests/*/*.log; do
+        grep -q '^FAIL\|^ERROR' "${log%.log}.trs" 2>/dev/null && { echo "=== $log"; cat "$log"; }
+    done
+    exit 1
+fi
