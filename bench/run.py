@@ -2,7 +2,7 @@
 """Benchmark memgrow against native runs and its peers.
 
     python3 bench/run.py [--quick] [--build DIR] [--repeat N]
-                         [--only c|python|length] [--python EXE]
+                         [--only c|python|length] [--length] [--python EXE] [--keep]
 
 Runs each workload (bench/malloc_heavy.c, bench/python_loop.py) natively and
 under Valgrind's none, memcheck, massif, dhat, memgrow and under heaptrack,
@@ -45,50 +45,63 @@ class Failure(Exception):
 
 
 class Runner:
-    def __init__(self, tmp, retries=1):
+    def __init__(self, tmp, helper, retries=1):
         self.tmp = tmp
+        self.helper = helper  # the compiled rusage_run.c
         self.retries = retries
         self.counter = 0
         self.failures = []
 
     def once(self, argv, env):
-        """Runs argv once; returns (seconds, peak RSS KiB, exit status, log)."""
+        """Runs argv once; returns (seconds, peak RSS KiB, exit status, log).
+
+        The command runs under rusage_run (see rusage_run.c): forked from
+        Python, its peak RSS would include the interpreter's. The exit status
+        is negative for a signal."""
         self.counter += 1
         out_path = os.path.join(self.tmp, "run%04d.log" % self.counter)
+        res_path = os.path.join(self.tmp, "run%04d.res" % self.counter)
         with open(out_path, "wb") as out:
-            t0 = time.perf_counter()
-            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                 stderr=subprocess.STDOUT, env=env, cwd=self.tmp)
-            # wait4 gives the rusage of the child and of all the descendants
-            # it reaped: ru_maxrss is the largest RSS of any one process in
-            # the tree (Linux reports KiB).
-            _, status, ru = os.wait4(p.pid, 0)
-            secs = time.perf_counter() - t0
-            p.returncode = os.waitstatus_to_exitcode(status)
-        return secs, ru.ru_maxrss, p.returncode, out_path
+            rc = subprocess.call([self.helper, res_path] + argv, stdin=subprocess.DEVNULL,
+                                 stdout=out, stderr=subprocess.STDOUT, env=env, cwd=self.tmp)
+        if rc != 0:
+            raise Failure("rusage_run failed (exit status %d) on: %s\n%s" % (
+                rc, " ".join(argv), read_tail(out_path)))
+        with open(res_path) as f:
+            secs, kib, status = f.read().split()
+        return float(secs), int(kib), int(status), out_path
 
     def measure(self, name, argv, env, repeat):
-        """Median wall time and median peak RSS over `repeat` runs."""
+        """Best (lowest) wall time and median peak RSS over `repeat` runs.
+
+        The best time, not the median: other load on the machine (a build on
+        a 2-core box) only ever adds time, so the minimum is the steadiest."""
         times, rss = [], []
         for i in range(repeat):
             attempt = 0
             while True:
-                secs, kib, rc, out_path = self.once(argv, env)
+                try:
+                    secs, kib, rc, out_path = self.once(argv, env)
+                except Failure as e:
+                    self.failures.append("%s: %s" % (name, e))
+                    raise
                 if rc == 0:
                     break
-                tail = read_tail(out_path)
+                what = "exit status %d" % rc if rc > 0 else "killed by signal %d" % -rc
                 if attempt < self.retries:
+                    # One retry, announced: the tool may have been rebuilt
+                    # under us. A second failure is reported as a failure.
                     attempt += 1
-                    log("  %s: exit status %d, retrying once (log %s)" % (name, rc, out_path))
+                    log("  %s: %s, retrying once (log %s)" % (name, what, out_path))
                     continue
-                msg = "%s failed with exit status %d\n  command: %s\n  log: %s\n%s" % (
-                    name, rc, " ".join(argv), out_path, tail)
+                msg = "%s failed: %s\n  command: %s\n  last lines of its output:\n%s" % (
+                    name, what, " ".join(argv), read_tail(out_path))
                 self.failures.append(msg)
                 raise Failure(msg)
             times.append(secs)
             rss.append(kib)
-            log("  %-28s run %d/%d: %7.2f s  %7.1f MiB" % (name, i + 1, repeat, secs, kib / 1024.0))
-        return {"name": name, "secs": statistics.median(times), "best": min(times),
+            log("  %-30s run %d/%d: %7.2f s  %7.1f MiB" % (name, i + 1, repeat, secs, kib / 1024.0))
+        return {"name": name, "secs": min(times), "median": statistics.median(times),
                 "rss_kib": statistics.median(rss), "argv": argv, "log": out_path}
 
 
@@ -102,13 +115,17 @@ def read_tail(path, lines=25):
 
 
 def probe(argv, env=None):
-    """True when argv runs and exits 0 (used to detect installed tools)."""
+    """(True, "") when argv runs and exits 0, else (False, its output's tail);
+    used to detect installed tools."""
     try:
-        r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL, env=env, timeout=120)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return r.returncode == 0
+        r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, env=env, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return False, str(e)
+    if r.returncode == 0:
+        return True, ""
+    lines = r.stdout.decode("utf-8", "replace").splitlines()
+    return False, "\n".join("    | " + l for l in lines[-10:])
 
 
 def is_elf(path):
@@ -155,19 +172,36 @@ class Tools:
                     extra = ["--massif-out-file=" + os.path.join(tmp, "probe.massif")]
                 elif t == "dhat":
                     extra = ["--dhat-out-file=" + os.path.join(tmp, "probe.dhat")]
-                if not probe([self.valgrind, "--tool=" + t, "-q"] + extra + [true_bin]):
+                if not probe([self.valgrind, "--tool=" + t, "-q"] + extra + [true_bin])[0]:
                     self.missing[t] = "valgrind --tool=%s not installed (probe failed)" % t
-        # memgrow: the build's vg-in-place first, else an installed one.
+        # memgrow: the build's vg-in-place first, else an installed one. A
+        # build whose tool does not start is a failure, not a missing tool;
+        # it is probed a few times since the build may be being redone.
         self.memgrow_vg = None
+        self.memgrow_broken = None
         mg_probe = ["--tool=memgrow", "-q", "--json-file=" + os.path.join(tmp, "probe.json"), true_bin]
-        if self.in_place and probe([self.in_place] + mg_probe):
-            self.memgrow_vg = self.in_place
-            self.memgrow_where = "build " + build
-        elif self.valgrind and probe([self.valgrind] + mg_probe):
+        if self.in_place:
+            for attempt in range(3):
+                ok, out = probe([self.in_place] + mg_probe)
+                if ok:
+                    self.memgrow_vg = self.in_place
+                    self.memgrow_where = "build " + build
+                    break
+                log("memgrow in %s does not start (try %d of 3)%s" % (
+                    build, attempt + 1, ", retrying in 10 s" if attempt < 2 else ""))
+                if attempt < 2:
+                    time.sleep(10)
+            else:
+                self.memgrow_broken = "%s/vg-in-place --tool=memgrow does not start:\n%s" % (build, out)
+        if not self.memgrow_vg and self.valgrind and probe([self.valgrind] + mg_probe)[0]:
             self.memgrow_vg = self.valgrind
-            self.memgrow_where = "installed valgrind"
-        else:
-            self.missing["memgrow"] = "memgrow not installed (no %s/vg-in-place, and `valgrind --tool=memgrow` fails)" % build
+            self.memgrow_where = "installed valgrind (the build's does not start)" if self.in_place else "installed valgrind"
+        if not self.memgrow_vg:
+            if self.memgrow_broken:
+                self.missing["memgrow"] = "memgrow does not start (see FAILED RUNS below)"
+            else:
+                self.missing["memgrow"] = ("memgrow not installed (no %s/vg-in-place, and "
+                                           "`valgrind --tool=memgrow` fails)" % build)
         self.heaptrack = shutil.which("heaptrack")
         if not self.heaptrack:
             self.missing["heaptrack"] = "heaptrack not installed (not on PATH)"
@@ -212,7 +246,7 @@ def run_workload(runner, tools, title, rows_spec, repeat):
         if config in tools.missing:
             results.append({"label": label, "config": config, "group": group,
                             "skipped": tools.missing[config]})
-            log("  %-28s skipped: %s" % (label, tools.missing[config]))
+            log("  %-30s skipped: %s" % (label, tools.missing[config]))
             continue
         tag = "%s-%s" % (title.split()[0].lower(), label.replace(" ", "_").replace("=", "-"))
         try:
@@ -244,21 +278,21 @@ def print_table(title, results, repeat):
 
     memcheck = find("memcheck", None)
     print()
-    print("%s  (wall time: median of %d run%s)" % (title, repeat, "" if repeat == 1 else "s"))
-    head = "%-26s %9s %9s %8s %10s %14s %12s" % (
+    print("%s  (wall time: best of %d run%s; peak RSS: median)" % (title, repeat, "" if repeat == 1 else "s"))
+    head = "%-30s %9s %9s %8s %10s %14s %12s" % (
         "config", "seconds", "xnative", "xnone", "xmemcheck", "peak RSS MiB", "RSS xnative")
     print(head)
     print("-" * len(head))
     for r in results:
         if "skipped" in r:
-            print("%-26s %s" % (r["label"], "skipped: " + r["skipped"]))
+            print("%-30s %s" % (r["label"], "skipped: " + r["skipped"]))
             continue
         if r.get("failed"):
-            print("%-26s %s" % (r["label"], "FAILED (see the error below)"))
+            print("%-30s %s" % (r["label"], "FAILED (see the error below)"))
             continue
         nat = find("native", r["group"])
         non = find("none", r["group"])
-        print("%-26s %9.2f %9s %8s %10s %14.1f %12s" % (
+        print("%-30s %9.2f %9s %8s %10s %14.1f %12s" % (
             r["label"], r["secs"],
             fmt(ratio(r["secs"], nat and nat["secs"]), ".1f"),
             fmt(ratio(r["secs"], non and non["secs"]), ".2f"),
@@ -295,8 +329,27 @@ def memgrow_report(tmp, tag):
     for s in d.get("sites", []):
         classes[s.get("class")] = classes.get(s.get("class"), 0) + 1
     info = {"buckets": len(d.get("buckets", [])), "sites": len(d.get("sites", [])),
-            "classes": classes, "bytes": os.path.getsize(path)}
+            "classes": classes, "bytes": os.path.getsize(path), "raw": d}
     return info, None
+
+
+def report_line(tmp, title, results, growing_fn):
+    """What memgrow's JSON report of this workload says, in one line; with
+    growing_fn, also the class of the site allocating in that function."""
+    mg = next((r for r in results if r["config"] == "memgrow" and r.get("tag")), None)
+    if not mg:
+        return []
+    info, err = memgrow_report(tmp, mg["tag"])
+    if err:
+        return ["  %-8s memgrow report: %s" % (title, err)]
+    line = "  %-8s memgrow report: %d sites %s, %d buckets" % (
+        title, info["sites"], ", ".join("%d %s" % (v, k) for k, v in sorted(info["classes"].items())),
+        info["buckets"])
+    if growing_fn:
+        cls = [s.get("class") for s in info["raw"].get("sites", [])
+               if any(f.get("function") == growing_fn for f in s.get("frames", []))]
+        line += "; the %s site is %s" % (growing_fn, "/".join(cls) if cls else "not reported")
+    return [line]
 
 
 def main():
@@ -336,7 +389,6 @@ def main():
 def run(args, repeat, q, sections, tmp, t_start):
     build = os.path.abspath(args.build)
     tools = Tools(build, tmp)
-    runner = Runner(tmp)
     env = base_env()
 
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
@@ -345,6 +397,11 @@ def run(args, repeat, q, sections, tmp, t_start):
         return 2
     exe = os.path.join(tmp, "malloc_heavy")
     subprocess.check_call([cc, "-O2", "-g", "-o", exe, os.path.join(HERE, "malloc_heavy.c")])
+    helper = os.path.join(tmp, "rusage_run")
+    subprocess.check_call([cc, "-O2", "-o", helper, os.path.join(HERE, "rusage_run.c")])
+    runner = Runner(tmp, helper)
+    if tools.memgrow_broken and not tools.memgrow_vg:
+        runner.failures.append(tools.memgrow_broken)
     python = find_python(args.python)
     script = os.path.join(HERE, "python_loop.py")
 
@@ -367,11 +424,7 @@ def run(args, repeat, q, sections, tmp, t_start):
         res = run_workload(runner, tools, title, spec, repeat)
         tables.append((title, res))
         checks += targets("C", res, True)
-        mg = next((r for r in res if r["config"] == "memgrow" and r.get("tag")), None)
-        if mg:
-            info, err = memgrow_report(tmp, mg["tag"])
-            checks.append("  C        memgrow report: " + (err or "%d sites %s, %d buckets" % (
-                info["sites"], info["classes"], info["buckets"])))
+        checks += report_line(tmp, "C", res, "list_push")
 
     if "python" in sections:
         n = PY_ITERS[q]
@@ -388,6 +441,7 @@ def run(args, repeat, q, sections, tmp, t_start):
         res = run_workload(runner, tools, title, spec, repeat)
         tables.append((title, res))
         checks += targets("Python", res, False)
+        checks += report_line(tmp, "Python", res, None)
 
     length = None
     if "length" in sections:

@@ -1,7 +1,7 @@
 // Trend statistics on a window of a series of live bytes: the Mann–Kendall
-// test for a monotone trend, the Theil–Sen slope for its size, the rank-sum
-// test between two windows, and robust levels and noise. All rank-based or
-// median-based, so that a few wild buckets cannot decide anything.
+// test for a monotone trend, the Theil–Sen slope, the rank-sum test between
+// two windows, and robust levels and noise. All rank-based or median-based,
+// so that a few wild buckets cannot decide anything.
 //
 // A window holds at most kMaxWindow values (longer inputs are cut to their
 // last kMaxWindow); scratch lives on the stack, 16 KiB at most (theil_sen).
@@ -76,9 +76,7 @@ inline MannKendall mann_kendall(const i64* x, unsigned n) {
 }
 
 // Median of the slopes (x[j] - x[i]) / (j - i) over all pairs i < j, in
-// units per bucket; 0 for fewer than two values. Positive only when more
-// than about half of the pairs rise, which is what makes steps count only
-// while they keep coming.
+// units per bucket; 0 for fewer than two values.
 inline double theil_sen(const i64* x, unsigned n) {
     n = trend_detail::clip(x, n);
     double slopes[kMaxWindow * (kMaxWindow - 1) / 2];

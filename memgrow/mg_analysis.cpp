@@ -4,6 +4,8 @@
 
 namespace mg {
 
+static_assert(kBuckets <= kMaxBuckets, "a site's whole series must fit the classifier");
+
 static ULong ceil_div(ULong a, ULong b) { return (a + b - 1) / b; }
 
 const i64* mark_levels(const Site* s, UInt n, i64* scratch) {

@@ -1,0 +1,35 @@
+"""CPython: teardown begins at Py_FinalizeEx, before atexit handlers, on a
+shared-libpython interpreter and on Debian's static one."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import SRC, TestCase, run  # noqa: E402
+
+SCRIPT = os.path.join(SRC, "tests", "regress", "py_teardown.py")
+# The interpreter itself, not a launcher script in front of it.
+INTERPRETERS = {"running": sys.executable}
+if os.path.exists("/usr/bin/python3"):
+    INTERPRETERS["debian"] = os.path.realpath("/usr/bin/python3")
+
+
+class PythonTeardown(TestCase):
+    def test_atexit_handler_does_not_hide_growth(self):
+        for name, exe in INTERPRETERS.items():
+            with self.subTest(interpreter=name, exe=exe):
+                r = run([exe, SCRIPT], env={"PYTHONMALLOC": "malloc"})
+                self.assertEqual(r.rc, 0, r.log)
+                rep = r.report
+                self.assertEqual(rep["teardown"], "py_finalize")
+                # The buffers: ~3000 blocks of ~4000 bytes, all live when
+                # finalization began, none at exit.
+                big = [s for s in rep["sites"] if s["live_blocks"] >= 3000
+                       and s["live_bytes"] >= 3000 * 4000]
+                self.assertTrue(big, "no site holds the buffers")
+                self.assertIn("growing", {s["class"] for s in big})
+                self.assertEqual(sum(s["at_exit_bytes"] for s in big), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
