@@ -17,27 +17,34 @@ inline usize format_decimal(double v, u32 decimals, char* out, bool plus_sign = 
     auto put_digits = [&](u64 d) {
         char tmp[20];
         int k = 0;
-        do tmp[k++] = static_cast<char>('0' + d % 10), d /= 10;
+        do
+            tmp[k++] = static_cast<char>('0' + d % 10), d /= 10;
         while (d);
-        while (k) out[n++] = tmp[--k];
+        while (k)
+            out[n++] = tmp[--k];
     };
     if (v != v) {
         out[0] = 'n', out[1] = 'a', out[2] = 'n', out[3] = 0;
         return 3;
     }
-    if (v < 0) out[n++] = '-', v = -v;
-    else if (plus_sign) out[n++] = '+';
+    if (v < 0)
+        out[n++] = '-', v = -v;
+    else if (plus_sign)
+        out[n++] = '+';
     if (v > 1e300) {
         out[n++] = 'i', out[n++] = 'n', out[n++] = 'f', out[n] = 0;
         return n;
     }
     if (decimals > 9) decimals = 9;
     u64 scale = 1;
-    for (u32 i = 0; i < decimals; ++i) scale *= 10;
+    for (u32 i = 0; i < decimals; ++i)
+        scale *= 10;
     int exp10 = 0;
-    while (v >= 1e15) v /= 10, ++exp10;
+    while (v >= 1e15)
+        v /= 10, ++exp10;
     u64 whole = static_cast<u64>(v);
-    u64 frac = static_cast<u64>((v - static_cast<double>(whole)) * static_cast<double>(scale) + 0.5);
+    u64 frac =
+        static_cast<u64>((v - static_cast<double>(whole)) * static_cast<double>(scale) + 0.5);
     if (frac >= scale) ++whole, frac -= scale;
     put_digits(whole);
     if (frac) {

@@ -35,8 +35,10 @@ class JsonWriter {
 
     void string(const char* s) {
         separate();
-        if (s) quoted(s);
-        else raw("null");
+        if (s)
+            quoted(s);
+        else
+            raw("null");
     }
     void null() {
         separate();
@@ -114,10 +116,14 @@ class JsonWriter {
         put('"');
         for (; *s; ++s) {
             unsigned char c = static_cast<unsigned char>(*s);
-            if (c == '"' || c == '\\') put('\\'), put(static_cast<char>(c));
-            else if (c == '\n') raw("\\n");
-            else if (c == '\t') raw("\\t");
-            else if (c == '\r') raw("\\r");
+            if (c == '"' || c == '\\')
+                put('\\'), put(static_cast<char>(c));
+            else if (c == '\n')
+                raw("\\n");
+            else if (c == '\t')
+                raw("\\t");
+            else if (c == '\r')
+                raw("\\r");
             else if (c < 0x20 || c == 0x7f) {
                 raw("\\u00");
                 put(hex[c >> 4]);
@@ -143,18 +149,22 @@ class JsonWriter {
             raw("\\ufffd");
             return 1;
         }
-        for (int i = 0; i < len; ++i) put(s[i]);
+        for (int i = 0; i < len; ++i)
+            put(s[i]);
         return len;
     }
     void digits(u64 v) {
         char buf[20];
         int n = 0;
-        do buf[n++] = static_cast<char>('0' + v % 10), v /= 10;
+        do
+            buf[n++] = static_cast<char>('0' + v % 10), v /= 10;
         while (v);
-        while (n) put(buf[--n]);
+        while (n)
+            put(buf[--n]);
     }
     void raw(const char* s) {
-        for (; *s; ++s) put(*s);
+        for (; *s; ++s)
+            put(*s);
     }
     void put(char c) {
         if (used_ == kBuf) flush();

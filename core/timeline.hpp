@@ -46,15 +46,18 @@ struct SiteSeries {
     u32 gen = 0;  // clock generation the arrays are laid out for
 
     void clear() {
-        for (u32 i = 0; i < kBuckets; ++i) live_end[i] = 0, alloc[i] = 0;
+        for (u32 i = 0; i < kBuckets; ++i)
+            live_end[i] = 0, alloc[i] = 0;
         live = 0, last = 0, gen = 0;
     }
 
     // Brings the layout to the clock's generation and carries the current
     // level forward to the clock's current bucket.
     void sync(const BucketClock& c) {
-        for (; gen < c.gen; ++gen) merge_pairs();
-        for (u32 b = last + 1; b <= c.current; ++b) live_end[b] = live;
+        for (; gen < c.gen; ++gen)
+            merge_pairs();
+        for (u32 b = last + 1; b <= c.current; ++b)
+            live_end[b] = live;
         if (c.current > last) last = c.current;
     }
 
@@ -83,7 +86,8 @@ struct SiteSeries {
         // When `last` is even its odd neighbour was never written: the level
         // at the end of the merged bucket is the current one.
         if (last % 2 == 0) live_end[last / 2] = live;
-        for (u32 i = kBuckets / 2; i < kBuckets; ++i) live_end[i] = 0, alloc[i] = 0;
+        for (u32 i = kBuckets / 2; i < kBuckets; ++i)
+            live_end[i] = 0, alloc[i] = 0;
         last /= 2;
     }
 };

@@ -16,7 +16,7 @@ struct client_stats {
 
 #define CACHE_SLOTS 2048
 static struct client_stats* stats_by_client; /* every client ever seen */
-static char* response_cache[CACHE_SLOTS];   /* ring: the oldest is evicted */
+static char* response_cache[CACHE_SLOTS];    /* ring: the oldest is evicted */
 
 static struct client_stats* stats_for(unsigned client) {
     for (struct client_stats* s = stats_by_client; s; s = s->next)
@@ -45,7 +45,8 @@ static void handle(unsigned request) {
 
 int main(int argc, char** argv) {
     unsigned requests = argc > 1 ? (unsigned)atoi(argv[1]) : 8000;
-    for (unsigned r = 0; r < requests; r++) handle(r);
+    for (unsigned r = 0; r < requests; r++)
+        handle(r);
     printf("served %u requests\n", requests);
     return 0;
 }

@@ -65,8 +65,8 @@ typedef enum {
    result does not warn. */
 #define MEMGROW_REPORT(file)                                                                       \
     __extension__({                                                                                \
-        int _mg_res =                                                                              \
-            (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_REPORT, (file), 0, 0, 0, 0); \
+        int _mg_res = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_REPORT, (file),  \
+                                                           0, 0, 0, 0);                            \
         _mg_res;                                                                                   \
     })
 
@@ -76,14 +76,14 @@ typedef enum {
 #define MEMGROW_TEARDOWN(reason)                                                                   \
     ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_TEARDOWN, (reason), 0, 0, 0, 0))
 
-#define MEMGROW_DEVICE_ALLOC(addr, size, space, device, api)                                      \
-    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_ALLOC, (addr), (size),     \
+#define MEMGROW_DEVICE_ALLOC(addr, size, space, device, api)                                       \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_ALLOC, (addr), (size),    \
                                            (space), (device), (api)))
 
 #define MEMGROW_DEVICE_FREE(addr, space, api)                                                      \
     __extension__({                                                                                \
-        int _mg_res = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_FREE,    \
-                                                           (addr), (space), (api), 0, 0);         \
+        int _mg_res = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_FREE,     \
+                                                           (addr), (space), (api), 0, 0);          \
         _mg_res;                                                                                   \
     })
 

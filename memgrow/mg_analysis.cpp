@@ -6,11 +6,14 @@ namespace mg {
 
 static_assert(kBuckets <= kMaxBuckets, "a site's whole series must fit the classifier");
 
-static ULong ceil_div(ULong a, ULong b) { return (a + b - 1) / b; }
+static ULong ceil_div(ULong a, ULong b) {
+    return (a + b - 1) / b;
+}
 
 const i64* mark_levels(const Site* s, UInt n, i64* scratch) {
     if (s->marks) return s->marks->live_end;
-    for (UInt i = 0; i < n; ++i) scratch[i] = s->clock.live;
+    for (UInt i = 0; i < n; ++i)
+        scratch[i] = s->clock.live;
     return scratch;
 }
 
@@ -23,9 +26,12 @@ void analyse(Analysis* a) {
 
     // The warm-up ends at the first mark when the program marks; otherwise
     // after --warmup of the clock. Never the whole series.
-    if (tl.n_marks) a->warmup_end = tl.first_mark_at;
-    else if (clo.warmup_units) a->warmup_end = clo.warmup_units;
-    else a->warmup_end = a->end * clo.warmup_percent / 100;
+    if (tl.n_marks)
+        a->warmup_end = tl.first_mark_at;
+    else if (clo.warmup_units)
+        a->warmup_end = clo.warmup_units;
+    else
+        a->warmup_end = a->end * clo.warmup_percent / 100;
     ULong wb = ceil_div(a->warmup_end, tl.run.width);
     a->warmup_buckets = static_cast<UInt>(wb < a->n_buckets ? wb : a->n_buckets - 1);
 
@@ -33,13 +39,13 @@ void analyse(Analysis* a) {
     p.warmup_buckets = a->warmup_buckets;
     p.mark_warmup = clo.mark_warmup;
     a->growth = static_cast<Growth*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(Growth)));
-    for (UInt k = 0; k < 4; ++k) a->sites_in[k] = a->bytes_in[k] = 0;
+    for (UInt k = 0; k < 4; ++k)
+        a->sites_in[k] = a->bytes_in[k] = 0;
     i64 scratch[kBuckets];
     for (UInt id = 0; id < a->n_sites; ++id) {
         const Site* s = site_at(id);
         const i64* marks = a->n_mark_buckets ? mark_levels(s, a->n_mark_buckets, scratch) : nullptr;
-        a->growth[id] =
-            classify(s->clock.live_end, a->n_buckets, marks, a->n_mark_buckets, p);
+        a->growth[id] = classify(s->clock.live_end, a->n_buckets, marks, a->n_mark_buckets, p);
         UInt k = static_cast<UInt>(a->growth[id].cls);
         a->sites_in[k]++;
         a->bytes_in[k] += static_cast<ULong>(s->clock.live);

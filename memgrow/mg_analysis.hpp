@@ -8,9 +8,9 @@
 namespace mg {
 
 struct Analysis {
-    Growth* growth;      // by site id
+    Growth* growth; // by site id
     UInt n_sites;
-    UInt n_buckets;      // length of every site's series
+    UInt n_buckets; // length of every site's series
     UInt warmup_buckets;
     UInt n_mark_buckets; // complete mark buckets (0: the program did not mark)
     ULong end;           // run clock at the end of the series

@@ -5,10 +5,14 @@ namespace mg {
 
 const HChar* alloc_kind_name(AllocKind k) {
     switch (k) {
-    case AllocKind::new_scalar: return "new";
-    case AllocKind::new_array: return "new[]";
-    case AllocKind::device: return "device";
-    default: return "malloc";
+    case AllocKind::new_scalar:
+        return "new";
+    case AllocKind::new_array:
+        return "new[]";
+    case AllocKind::device:
+        return "device";
+    default:
+        return "malloc";
     }
 }
 
@@ -53,11 +57,17 @@ Block* block_remove(Table t, Addr addr) {
     return static_cast<Block*>(VG_(HT_remove)(tables[static_cast<UInt>(t)], addr));
 }
 
-void block_dispose(Block* b) { VG_(freeEltPA)(block_pool, b); }
+void block_dispose(Block* b) {
+    VG_(freeEltPA)(block_pool, b);
+}
 
-UInt block_count(Table t) { return VG_(HT_count_nodes)(tables[static_cast<UInt>(t)]); }
+UInt block_count(Table t) {
+    return VG_(HT_count_nodes)(tables[static_cast<UInt>(t)]);
+}
 
-void blocks_reset_iter(Table t) { VG_(HT_ResetIter)(tables[static_cast<UInt>(t)]); }
+void blocks_reset_iter(Table t) {
+    VG_(HT_ResetIter)(tables[static_cast<UInt>(t)]);
+}
 
 Block* blocks_next(Table t) {
     return static_cast<Block*>(VG_(HT_Next)(tables[static_cast<UInt>(t)]));

@@ -8,10 +8,14 @@ const HChar* const kKindNames[kErrorKinds] = {"InvalidFree", "DoubleFree", "Mism
 
 const HChar* call_name(FreeCall c) {
     switch (c) {
-    case FreeCall::realloc: return "realloc()";
-    case FreeCall::delete_scalar: return "delete";
-    case FreeCall::delete_array: return "delete[]";
-    default: return "free()";
+    case FreeCall::realloc:
+        return "realloc()";
+    case FreeCall::delete_scalar:
+        return "delete";
+    case FreeCall::delete_array:
+        return "delete[]";
+    default:
+        return "free()";
     }
 }
 
@@ -50,8 +54,8 @@ Bool eq_error(VgRes res, const Error* a, const Error* b) {
     auto* ea = static_cast<ErrorExtra*>(VG_(get_error_extra)(a));
     auto* eb = static_cast<ErrorExtra*>(VG_(get_error_extra)(b));
     return ea->call == eb->call && VG_(get_error_address)(a) == VG_(get_error_address)(b) &&
-           (ea->alloc_at == eb->alloc_at || (ea->alloc_at && eb->alloc_at &&
-                                             VG_(eq_ExeContext)(res, ea->alloc_at, eb->alloc_at)));
+           (ea->alloc_at == eb->alloc_at ||
+            (ea->alloc_at && eb->alloc_at && VG_(eq_ExeContext)(res, ea->alloc_at, eb->alloc_at)));
 }
 
 void before_pp_error(const Error*) {}
@@ -74,8 +78,9 @@ void pp_error(const Error* err) {
         pp_stack("Block was alloc'd at", e->alloc_at);
         break;
     case kMismatchedFree:
-        VG_(umsg)("Mismatched free() / delete / delete []: %s of a block from %s\n",
-                  call_name(e->call), alloc_kind_name(e->alloc_kind));
+        VG_(umsg)
+        ("Mismatched free() / delete / delete []: %s of a block from %s\n", call_name(e->call),
+         alloc_kind_name(e->alloc_kind));
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)(" Address %#lx is the start of a block of size %lu", a, e->size);
         pp_stack("alloc'd", e->alloc_at);
@@ -83,7 +88,9 @@ void pp_error(const Error* err) {
     }
 }
 
-UInt update_extra(const Error*) { return sizeof(ErrorExtra); }
+UInt update_extra(const Error*) {
+    return sizeof(ErrorExtra);
+}
 
 Bool recognised_suppression(const HChar* name, Supp* su) {
     for (UInt k = 0; k < kErrorKinds; ++k) {
@@ -95,13 +102,17 @@ Bool recognised_suppression(const HChar* name, Supp* su) {
     return False;
 }
 
-Bool read_extra_suppression_info(Int, HChar**, SizeT*, Int*, Supp*) { return True; }
+Bool read_extra_suppression_info(Int, HChar**, SizeT*, Int*, Supp*) {
+    return True;
+}
 
 Bool error_matches_suppression(const Error* err, const Supp* su) {
     return static_cast<UInt>(VG_(get_supp_kind)(su)) == static_cast<UInt>(VG_(get_error_kind)(err));
 }
 
-const HChar* get_error_name(const Error* err) { return error_kind_name(VG_(get_error_kind)(err)); }
+const HChar* get_error_name(const Error* err) {
+    return error_kind_name(VG_(get_error_kind)(err));
+}
 
 SizeT get_extra_suppression_info(const Error*, HChar* buf, Int n) {
     if (n > 0) buf[0] = 0;
@@ -117,14 +128,17 @@ void update_extra_suppression_use(const Error*, const Supp*) {}
 
 } // namespace
 
-const HChar* error_kind_name(UInt kind) { return kind < kErrorKinds ? kKindNames[kind] : nullptr; }
+const HChar* error_kind_name(UInt kind) {
+    return kind < kErrorKinds ? kKindNames[kind] : nullptr;
+}
 
 void errors_init() {
-    VG_(needs_tool_errors)(eq_error, before_pp_error, pp_error, True /*show ThreadIDs*/,
-                           update_extra, recognised_suppression, read_extra_suppression_info,
-                           error_matches_suppression, get_error_name, get_extra_suppression_info,
-                           print_extra_suppression_use, update_extra_suppression_use);
-    records = static_cast<ErrorRecord*>(VG_(malloc)("mg.errors", kMaxRecords * sizeof(ErrorRecord)));
+    VG_(needs_tool_errors)
+    (eq_error, before_pp_error, pp_error, True /*show ThreadIDs*/, update_extra,
+     recognised_suppression, read_extra_suppression_info, error_matches_suppression, get_error_name,
+     get_extra_suppression_info, print_extra_suppression_use, update_extra_suppression_use);
+    records =
+        static_cast<ErrorRecord*>(VG_(malloc)("mg.errors", kMaxRecords * sizeof(ErrorRecord)));
 }
 
 ExeContext* site_exe_context(const Site* s) {
@@ -150,7 +164,11 @@ void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block&
            ErrorExtra{call, b.kind, b.size, site_exe_context(b.site), nullptr});
 }
 
-UInt error_record_count() { return n_records; }
-const ErrorRecord& error_record_at(UInt i) { return records[i]; }
+UInt error_record_count() {
+    return n_records;
+}
+const ErrorRecord& error_record_at(UInt i) {
+    return records[i];
+}
 
 } // namespace mg

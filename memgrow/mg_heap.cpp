@@ -24,13 +24,18 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
 
 bool kind_matches(AllocKind k, FreeCall c) {
     switch (c) {
-    case FreeCall::delete_scalar: return k == AllocKind::new_scalar;
-    case FreeCall::delete_array: return k == AllocKind::new_array;
-    default: return k == AllocKind::malloc;
+    case FreeCall::delete_scalar:
+        return k == AllocKind::new_scalar;
+    case FreeCall::delete_array:
+        return k == AllocKind::new_array;
+    default:
+        return k == AllocKind::malloc;
     }
 }
 
-void release(const FreedBlock& f) { VG_(cli_free)(reinterpret_cast<void*>(f.addr)); }
+void release(const FreedBlock& f) {
+    VG_(cli_free)(reinterpret_cast<void*>(f.addr));
+}
 
 // Removes a block from the records; false (and an error) if p is not a live
 // block. The memory goes to the quarantine.
@@ -38,8 +43,10 @@ bool drop_block(ThreadId tid, void* p, FreeCall call) {
     Addr a = reinterpret_cast<Addr>(p);
     Block* b = block_remove(Table::host, a);
     if (!b) {
-        if (const FreedBlock* f = quarantine_find(a)) report_double_free(tid, a, call, *f);
-        else report_invalid_free(tid, a, call);
+        if (const FreedBlock* f = quarantine_find(a))
+            report_double_free(tid, a, call, *f);
+        else
+            report_invalid_free(tid, a, call);
         return false;
     }
     if (!kind_matches(b->kind, call)) report_mismatched_free(tid, a, call, *b);
@@ -77,12 +84,18 @@ void* mg_calloc(ThreadId tid, SizeT count, SizeT size) {
     if (size && n / size != count) return nullptr; // overflow: calloc must fail
     return new_block(tid, n, VG_(clo_alignment), AllocKind::malloc, true);
 }
-void mg_free(ThreadId tid, void* p) { free_block(tid, p, FreeCall::free); }
-void mg_delete(ThreadId tid, void* p) { free_block(tid, p, FreeCall::delete_scalar); }
+void mg_free(ThreadId tid, void* p) {
+    free_block(tid, p, FreeCall::free);
+}
+void mg_delete(ThreadId tid, void* p) {
+    free_block(tid, p, FreeCall::delete_scalar);
+}
 void mg_delete_aligned(ThreadId tid, void* p, SizeT) {
     free_block(tid, p, FreeCall::delete_scalar);
 }
-void mg_vec_delete(ThreadId tid, void* p) { free_block(tid, p, FreeCall::delete_array); }
+void mg_vec_delete(ThreadId tid, void* p) {
+    free_block(tid, p, FreeCall::delete_array);
+}
 void mg_vec_delete_aligned(ThreadId tid, void* p, SizeT) {
     free_block(tid, p, FreeCall::delete_array);
 }
@@ -113,10 +126,10 @@ SizeT mg_usable_size(ThreadId, void* p) {
 
 void heap_init() {
     // No redzones: memgrow checks frees, not accesses.
-    VG_(needs_malloc_replacement)(mg_malloc, mg_new, mg_new_aligned, mg_vec_new,
-                                  mg_vec_new_aligned, mg_memalign, mg_calloc, mg_free, mg_delete,
-                                  mg_delete_aligned, mg_vec_delete, mg_vec_delete_aligned,
-                                  mg_realloc, mg_usable_size, 0);
+    VG_(needs_malloc_replacement)
+    (mg_malloc, mg_new, mg_new_aligned, mg_vec_new, mg_vec_new_aligned, mg_memalign, mg_calloc,
+     mg_free, mg_delete, mg_delete_aligned, mg_vec_delete, mg_vec_delete_aligned, mg_realloc,
+     mg_usable_size, 0);
 }
 
 } // namespace mg

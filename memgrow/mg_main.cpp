@@ -33,9 +33,10 @@ IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout*, const VexG
     IRTemp after = newIRTemp(out->tyenv, Ity_I64);
     addStmtToIRSB(out, IRStmt_WrTmp(before, IRExpr_Load(Iend_LE, Ity_I64, addr)));
     addStmtToIRSB(out, IRStmt_WrTmp(after, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(before),
-                                                         IRExpr_Const(IRConst_U64(n_instrs)))));
+                                                        IRExpr_Const(IRConst_U64(n_instrs)))));
     addStmtToIRSB(out, IRStmt_Store(Iend_LE, addr, IRExpr_RdTmp(after)));
-    for (; i < in->stmts_used; ++i) addStmtToIRSB(out, in->stmts[i]);
+    for (; i < in->stmts_used; ++i)
+        addStmtToIRSB(out, in->stmts[i]);
     return out;
 }
 
@@ -46,7 +47,9 @@ void fini(Int /*exitcode*/) {
     report_now(clo.json_file, true);
 }
 
-void at_fork_child(ThreadId) { forked_child = true; }
+void at_fork_child(ThreadId) {
+    forked_child = true;
+}
 
 void pre_clo_init() {
     // Inlined calls as frames of their own (memcheck's default; the core

@@ -7,9 +7,12 @@ __constinit Options clo;
 
 const HChar* time_unit_name(TimeUnit u) {
     switch (u) {
-    case TimeUnit::instructions: return "i";
-    case TimeUnit::millis: return "ms";
-    default: return "B";
+    case TimeUnit::instructions:
+        return "i";
+    case TimeUnit::millis:
+        return "ms";
+    default:
+        return "B";
     }
 }
 
@@ -41,10 +44,14 @@ Bool process_option(const HChar* arg) {
     if VG_STR_CLO (arg, "--json-file", clo.json_file) {
         if (clo.json_file[0] == 0) VG_(fmsg_bad_option)(arg, "the file name is empty\n");
     } else if VG_STR_CLO (arg, "--time-unit", str) {
-        if VG_STREQ (str, "B") clo.time_unit = TimeUnit::bytes;
-        else if VG_STREQ (str, "i") clo.time_unit = TimeUnit::instructions;
-        else if VG_STREQ (str, "ms") clo.time_unit = TimeUnit::millis;
-        else VG_(fmsg_bad_option)(arg, "the time unit must be B, i or ms\n");
+        if VG_STREQ (str, "B")
+            clo.time_unit = TimeUnit::bytes;
+        else if VG_STREQ (str, "i")
+            clo.time_unit = TimeUnit::instructions;
+        else if VG_STREQ (str, "ms")
+            clo.time_unit = TimeUnit::millis;
+        else
+            VG_(fmsg_bad_option)(arg, "the time unit must be B, i or ms\n");
     } else if VG_BINT_CLO (arg, "--depth", clo.depth, 1, 256) {
     } else if VG_STR_CLO (arg, "--warmup", str) {
         return parse_warmup(arg, str);
@@ -58,22 +65,24 @@ Bool process_option(const HChar* arg) {
 }
 
 void print_usage() {
-    VG_(printf)(
-        "    --json-file=<file>        JSON report [memgrow.out.%%p.json]; %%p is the pid,\n"
-        "                              %%q{VAR} an environment variable\n"
-        "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
-        "                              guest instructions, or milliseconds [B]\n"
-        "    --depth=<n>               native frames per allocation stack [32]\n"
-        "    --warmup=<p>%%|<n>         start-up ignored by classification: a share of\n"
-        "                              the clock or clock units [5%%; up to the first\n"
-        "                              MEMGROW_MARK when the program marks]\n"
-        "    --mark-warmup=<n>         repetitions (mark to mark) ignored by the per-mark\n"
-        "                              rule [1]\n"
-        "    --top=<n>                 sites shown per class in the summary [5]\n"
-        "    --quarantine-bytes=<n>    freed bytes held back to detect double frees [4194304]\n");
+    VG_(printf)
+    ("    --json-file=<file>        JSON report [memgrow.out.%%p.json]; %%p is the pid,\n"
+     "                              %%q{VAR} an environment variable\n"
+     "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
+     "                              guest instructions, or milliseconds [B]\n"
+     "    --depth=<n>               native frames per allocation stack [32]\n"
+     "    --warmup=<p>%%|<n>         start-up ignored by classification: a share of\n"
+     "                              the clock or clock units [5%%; up to the first\n"
+     "                              MEMGROW_MARK when the program marks]\n"
+     "    --mark-warmup=<n>         repetitions (mark to mark) ignored by the per-mark\n"
+     "                              rule [1]\n"
+     "    --top=<n>                 sites shown per class in the summary [5]\n"
+     "    --quarantine-bytes=<n>    freed bytes held back to detect double frees [4194304]\n");
 }
 
-void print_debug_usage() { VG_(printf)("    (none)\n"); }
+void print_debug_usage() {
+    VG_(printf)("    (none)\n");
+}
 
 // An output file that cannot be written must fail now, not after hours of
 // run time. Creating and removing it tests the directory and permissions.
@@ -84,8 +93,7 @@ static void check_writable(const HChar* option, const HChar* pattern) {
     SysRes r = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT, 0666);
     if (sr_isError(r)) {
         // After option parsing fmsg_bad_option no longer exits by itself.
-        VG_(fmsg_bad_option)(option, "cannot write '%s' (%s)\n", name,
-                             VG_(strerror)(sr_Err(r)));
+        VG_(fmsg_bad_option)(option, "cannot write '%s' (%s)\n", name, VG_(strerror)(sr_Err(r)));
         VG_(exit)(1);
     }
     VG_(close)(sr_Res(r));
@@ -93,6 +101,8 @@ static void check_writable(const HChar* option, const HChar* pattern) {
     VG_(free)(name);
 }
 
-void check_options() { check_writable("--json-file", clo.json_file); }
+void check_options() {
+    check_writable("--json-file", clo.json_file);
+}
 
 } // namespace mg

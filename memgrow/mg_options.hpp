@@ -10,11 +10,11 @@ enum class TimeUnit : UChar { bytes, instructions, millis };
 struct Options {
     const HChar* json_file = "memgrow.out.%p.json";
     TimeUnit time_unit = TimeUnit::bytes;
-    Int depth = 32;           // native frames kept per allocation stack
-    UInt warmup_percent = 5;  // warm-up as a share of the clock ...
-    ULong warmup_units = 0;   // ... or, when non-zero, in clock units
-    UInt mark_warmup = 1;     // per-mark deltas ignored by the refleak rule
-    Int top = 5;              // sites per class in the log summary
+    Int depth = 32;                      // native frames kept per allocation stack
+    UInt warmup_percent = 5;             // warm-up as a share of the clock ...
+    ULong warmup_units = 0;              // ... or, when non-zero, in clock units
+    UInt mark_warmup = 1;                // per-mark deltas ignored by the refleak rule
+    Int top = 5;                         // sites per class in the log summary
     ULong quarantine_bytes = 4ull << 20; // freed bytes held back to catch double frees
 };
 

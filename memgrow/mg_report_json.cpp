@@ -18,16 +18,21 @@ void write_to_fd(void* ctx, const char* data, usize len) {
     auto* f = static_cast<FileSink*>(ctx);
     while (len && !f->failed) {
         Int n = VG_(write)(f->fd, data, static_cast<Int>(len > (1u << 20) ? (1u << 20) : len));
-        if (n <= 0) f->failed = true;
-        else data += n, len -= static_cast<usize>(n);
+        if (n <= 0)
+            f->failed = true;
+        else
+            data += n, len -= static_cast<usize>(n);
     }
 }
 
 const HChar* teardown_name(UInt reason) {
     switch (reason) {
-    case 1: return "exit";
-    case 2: return "py_finalize";
-    default: return "process_end";
+    case 1:
+        return "exit";
+    case 2:
+        return "py_finalize";
+    default:
+        return "process_end";
     }
 }
 
@@ -43,8 +48,10 @@ void write_frame(const Frame& f, void* ctx) {
     w->member("function", f.function);
     w->member("file", f.file);
     w->key("line");
-    if (f.line > 0) w->integer(f.line);
-    else w->null();
+    if (f.line > 0)
+        w->integer(f.line);
+    else
+        w->null();
     w->member("object", f.object);
     w->member_bool("python", f.python);
     HChar ip[24];
@@ -81,16 +88,22 @@ void write_growth(JsonWriter& w, const Growth& g, const Analysis& a) {
     w.member_num("rate", g.rate / static_cast<double>(tl.run.width));
     w.member_num("rate_per_bucket", g.rate);
     w.key("rate_per_mark");
-    if (g.marks_used) w.number(g.rate_per_mark / static_cast<double>(tl.marks.width));
-    else w.null();
+    if (g.marks_used)
+        w.number(g.rate_per_mark / static_cast<double>(tl.marks.width));
+    else
+        w.null();
     w.member_num("confidence", g.confidence);
     w.member_num("trend_z", g.z);
     w.key("began_at");
-    if (g.began >= 0) w.uinteger(bucket_end(static_cast<UInt>(g.began), a) - tl.run.width);
-    else w.null();
+    if (g.began >= 0)
+        w.uinteger(bucket_end(static_cast<UInt>(g.began), a) - tl.run.width);
+    else
+        w.null();
     w.key("stopped_at");
-    if (g.stopped >= 0) w.uinteger(bucket_end(static_cast<UInt>(g.stopped), a));
-    else w.null();
+    if (g.stopped >= 0)
+        w.uinteger(bucket_end(static_cast<UInt>(g.stopped), a));
+    else
+        w.null();
     w.member_u("marks_used", g.marks_used);
     w.member_u("marks_adding", g.marks_adding);
     w.end_object();
@@ -100,9 +113,12 @@ void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int wh
     w.key(key);
     w.begin_array();
     for (UInt i = 0; i < n; ++i) {
-        if (which == 0) w.integer(s->clock.live_end[i]);
-        else if (which == 1) w.uinteger(s->clock.alloc[i]);
-        else w.uinteger(s->clock.freed(i));
+        if (which == 0)
+            w.integer(s->clock.live_end[i]);
+        else if (which == 1)
+            w.uinteger(s->clock.alloc[i]);
+        else
+            w.uinteger(s->clock.freed(i));
     }
     w.end_array();
 }
@@ -131,7 +147,8 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
         const i64* m = mark_levels(s, a.n_mark_buckets, scratch);
         w.key("mark_series");
         w.begin_array();
-        for (UInt i = 0; i < a.n_mark_buckets; ++i) w.integer(m[i]);
+        for (UInt i = 0; i < a.n_mark_buckets; ++i)
+            w.integer(m[i]);
         w.end_array();
     }
     write_frames(w, s);
@@ -217,7 +234,8 @@ void write_report(JsonWriter& w, const Analysis& a) {
     write_buckets(w, a);
     w.key("sites");
     w.begin_array();
-    for (UInt id = 0; id < a.n_sites; ++id) write_site(w, site_at(id), a);
+    for (UInt id = 0; id < a.n_sites; ++id)
+        write_site(w, site_at(id), a);
     w.end_array();
     write_errors(w);
     w.end_object();

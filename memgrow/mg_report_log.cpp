@@ -10,7 +10,6 @@ namespace mg {
 
 namespace {
 
-
 Int by_live_desc(const void* x, const void* y) {
     const Site* a = site_at(*static_cast<const UInt*>(x));
     const Site* b = site_at(*static_cast<const UInt*>(y));
@@ -20,43 +19,55 @@ Int by_live_desc(const void* x, const void* y) {
 
 const HChar* unit_words(TimeUnit u) {
     switch (u) {
-    case TimeUnit::instructions: return "instructions";
-    case TimeUnit::millis: return "ms";
-    default: return "bytes allocated";
+    case TimeUnit::instructions:
+        return "instructions";
+    case TimeUnit::millis:
+        return "ms";
+    default:
+        return "bytes allocated";
     }
 }
 
 const HChar* unit_word(TimeUnit u) {
     switch (u) {
-    case TimeUnit::instructions: return "instruction";
-    case TimeUnit::millis: return "ms";
-    default: return "byte allocated";
+    case TimeUnit::instructions:
+        return "instruction";
+    case TimeUnit::millis:
+        return "ms";
+    default:
+        return "byte allocated";
     }
 }
 
 void print_frame(const Frame& f, void* ctx) {
     bool* first = static_cast<bool*>(ctx);
     const HChar* fn = f.function ? f.function : "???";
-    if (f.file) VG_(umsg)("   %s %#lx: %s (%s:%d)\n", *first ? "at" : "by", f.ip, fn, f.file, f.line);
-    else if (f.object) VG_(umsg)("   %s %#lx: %s (in %s)\n", *first ? "at" : "by", f.ip, fn, f.object);
-    else VG_(umsg)("   %s %#lx: %s\n", *first ? "at" : "by", f.ip, fn);
+    if (f.file)
+        VG_(umsg)("   %s %#lx: %s (%s:%d)\n", *first ? "at" : "by", f.ip, fn, f.file, f.line);
+    else if (f.object)
+        VG_(umsg)("   %s %#lx: %s (in %s)\n", *first ? "at" : "by", f.ip, fn, f.object);
+    else
+        VG_(umsg)("   %s %#lx: %s\n", *first ? "at" : "by", f.ip, fn);
     *first = false;
 }
 
 void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
     HChar cls[16];
     VG_(strcpy)(cls, class_name(g.cls));
-    for (HChar* c = cls; *c; ++c) *c = static_cast<HChar>(*c - (*c >= 'a' && *c <= 'z' ? 32 : 0));
-    VG_(umsg)("%s %llu of %llu: %'llu bytes in %'llu blocks live (peak %'llu), %s space\n", cls,
-              static_cast<ULong>(rank), of, static_cast<ULong>(s->clock.live), s->live_blocks,
-              s->peak_bytes, space_name(s->space));
+    for (HChar* c = cls; *c; ++c)
+        *c = static_cast<HChar>(*c - (*c >= 'a' && *c <= 'z' ? 32 : 0));
+    VG_(umsg)
+    ("%s %llu of %llu: %'llu bytes in %'llu blocks live (peak %'llu), %s space\n", cls,
+     static_cast<ULong>(rank), of, static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
+     space_name(s->space));
     if (g.cls == SiteClass::growing || g.cls == SiteClass::plateau) {
         HChar rate[kDecimalBuf], per_bucket[kDecimalBuf], conf[kDecimalBuf];
         format_decimal(g.rate / static_cast<double>(tl.run.width), 4, rate, true);
         format_decimal(g.rate, 0, per_bucket, true);
         format_decimal(g.confidence, 3, conf);
-        VG_(umsg)(" evidence: %s rule, %s bytes per %s (%s per bucket of %'llu), confidence %s",
-                  g.rule, rate, unit_word(clo.time_unit), per_bucket, tl.run.width, conf);
+        VG_(umsg)
+        (" evidence: %s rule, %s bytes per %s (%s per bucket of %'llu), confidence %s", g.rule,
+         rate, unit_word(clo.time_unit), per_bucket, tl.run.width, conf);
         if (g.began >= 0)
             VG_(umsg)(", began at %'llu", tl.run.end_of(static_cast<UInt>(g.began)) - tl.run.width);
         if (g.stopped >= 0)
@@ -66,8 +77,9 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
     if (g.marks_used) {
         HChar per_mark[kDecimalBuf];
         format_decimal(g.rate_per_mark / static_cast<double>(tl.marks.width), 1, per_mark, true);
-        VG_(umsg)(" per mark: %s bytes (%u of %u repetitions added)\n", per_mark, g.marks_adding,
-                  g.marks_used);
+        VG_(umsg)
+        (" per mark: %s bytes (%u of %u repetitions added)\n", per_mark, g.marks_adding,
+         g.marks_used);
     }
     bool first = true;
     for_each_frame(s, print_frame, &first);
@@ -78,10 +90,10 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
 } // namespace
 
 void print_summary(const Analysis& a) {
-    const HChar* when = !tl.torn_down                 ? "while running"
-                        : tl.teardown_reason == 1     ? "when exit() began"
-                        : tl.teardown_reason == 2     ? "when Py_FinalizeEx() began"
-                                                      : "when the process ended";
+    const HChar* when = !tl.torn_down             ? "while running"
+                        : tl.teardown_reason == 1 ? "when exit() began"
+                        : tl.teardown_reason == 2 ? "when Py_FinalizeEx() began"
+                                                  : "when the process ended";
     ULong live = 0, blocks = 0, now = 0;
     for (UInt id = 0; id < a.n_sites; ++id) {
         const Site* s = site_at(id);
@@ -90,21 +102,24 @@ void print_summary(const Analysis& a) {
         now += s->live_bytes_now;
     }
     VG_(umsg)("\n");
-    VG_(umsg)("HEAP GROWTH SUMMARY (classified %s, clock %'llu %s):\n", when, a.end,
-              unit_words(clo.time_unit));
-    VG_(umsg)("    live then: %'llu bytes in %'llu blocks, %'u allocation sites\n", live, blocks,
-              a.n_sites);
+    VG_(umsg)
+    ("HEAP GROWTH SUMMARY (classified %s, clock %'llu %s):\n", when, a.end,
+     unit_words(clo.time_unit));
+    VG_(umsg)
+    ("    live then: %'llu bytes in %'llu blocks, %'u allocation sites\n", live, blocks, a.n_sites);
     VG_(umsg)("    still allocated at exit: %'llu bytes\n", now);
     VG_(umsg)("      growing: %'llu sites, %'llu bytes\n", a.sites_in[2], a.bytes_in[2]);
     VG_(umsg)("      plateau: %'llu sites, %'llu bytes\n", a.sites_in[1], a.bytes_in[1]);
     VG_(umsg)("       stable: %'llu sites, %'llu bytes\n", a.sites_in[0], a.bytes_in[0]);
     if (tl.n_marks)
-        VG_(umsg)("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks,
-                  tl.first_mark_at);
+        VG_(umsg)
+        ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks,
+         tl.first_mark_at);
     VG_(umsg)("\n");
 
     UInt* order = static_cast<UInt*>(VG_(malloc)("mg.log.order", (a.n_sites + 1) * sizeof(UInt)));
-    for (UInt id = 0; id < a.n_sites; ++id) order[id] = id;
+    for (UInt id = 0; id < a.n_sites; ++id)
+        order[id] = id;
     VG_(ssort)(order, a.n_sites, sizeof(UInt), by_live_desc);
     const SiteClass shown[] = {SiteClass::growing, SiteClass::plateau};
     for (SiteClass c : shown) {

@@ -5,10 +5,14 @@ namespace mg {
 
 const HChar* space_name(Space s) {
     switch (s) {
-    case Space::device: return "device";
-    case Space::managed: return "managed";
-    case Space::pinned: return "pinned";
-    default: return "host";
+    case Space::device:
+        return "device";
+    case Space::managed:
+        return "managed";
+    case Space::pinned:
+        return "pinned";
+    default:
+        return "host";
     }
 }
 
@@ -16,9 +20,9 @@ namespace {
 
 constexpr UInt kMaxFrames = 256 + 8; // --depth's bound plus the preload frames skipped
 
-Site** table;       // open hashing with chains, power-of-two size
+Site** table; // open hashing with chains, power-of-two size
 UWord table_mask;
-Site** by_id;       // dense array for iteration in creation order
+Site** by_id; // dense array for iteration in creation order
 UInt n_sites, by_id_cap;
 
 // The preload's code range: its frames are memgrow's, not the program's.
@@ -36,7 +40,9 @@ void find_preload() {
     }
 }
 
-inline bool in_preload(Addr ip) { return ip >= preload_lo && ip < preload_hi; }
+inline bool in_preload(Addr ip) {
+    return ip >= preload_lo && ip < preload_hi;
+}
 
 inline UWord hash_words(const StackWord* w, UInt n, UWord seed) {
     UWord h = seed * 0x9E3779B97F4A7C15ull;
@@ -69,13 +75,16 @@ Site* new_site(UWord hash, Space space, UInt device, const StackWord* w, UInt n)
     s->device = static_cast<UChar>(device);
     s->n_frames = static_cast<UShort>(n);
     s->epoch = VG_(current_DiEpoch)();
-    for (UInt i = 0; i < n; ++i) s->frames[i] = w[i];
+    for (UInt i = 0; i < n; ++i)
+        s->frames[i] = w[i];
     if (n_sites == by_id_cap) {
         by_id_cap = by_id_cap ? by_id_cap * 2 : 1024;
-        by_id = static_cast<Site**>(VG_(realloc)("mg.sites.by_id", by_id, by_id_cap * sizeof(Site*)));
+        by_id =
+            static_cast<Site**>(VG_(realloc)("mg.sites.by_id", by_id, by_id_cap * sizeof(Site*)));
     }
     by_id[n_sites++] = s;
-    if (n_sites > table_mask) grow_table();
+    if (n_sites > table_mask)
+        grow_table();
     else {
         UWord b = hash & table_mask;
         s->next_in_bucket = table[b];
@@ -86,14 +95,17 @@ Site* new_site(UWord hash, Space space, UInt device, const StackWord* w, UInt n)
 
 } // namespace
 
-void sites_init() { grow_table(); }
+void sites_init() {
+    grow_table();
+}
 
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
     Addr ips[kMaxFrames];
     UInt n = VG_(get_StackTrace)(tid, ips, static_cast<UInt>(clo.depth) + 4, nullptr, nullptr, 0);
     if (preload_hi == 0 && preload_searches++ < 16) find_preload();
     UInt skip = 0;
-    while (skip < n && in_preload(ips[skip])) ++skip;
+    while (skip < n && in_preload(ips[skip]))
+        ++skip;
     n -= skip;
     if (n > static_cast<UInt>(clo.depth)) n = static_cast<UInt>(clo.depth);
     const StackWord* w = ips + skip;
@@ -102,13 +114,18 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
     for (Site* s = table[h & table_mask]; s; s = s->next_in_bucket) {
         if (s->hash != h || s->n_frames != n || s->space != space || s->device != device) continue;
         UInt i = 0;
-        while (i < n && s->frames[i] == w[i]) ++i;
+        while (i < n && s->frames[i] == w[i])
+            ++i;
         if (i == n) return s;
     }
     return new_site(h, space, device, w, n);
 }
 
-UInt site_count() { return n_sites; }
-Site* site_at(UInt id) { return by_id[id]; }
+UInt site_count() {
+    return n_sites;
+}
+Site* site_at(UInt id) {
+    return by_id[id];
+}
 
 } // namespace mg

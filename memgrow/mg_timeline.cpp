@@ -7,21 +7,29 @@ namespace mg {
 __constinit Timeline tl;
 
 void timeline_init() {
-    for (UInt i = 0; i < kSpaces; ++i) tl.totals[i].clear();
+    for (UInt i = 0; i < kSpaces; ++i)
+        tl.totals[i].clear();
     if (clo.time_unit == TimeUnit::millis) tl.start_ms = VG_(read_millisecond_timer)();
 }
 
-ULong* instruction_counter() { return &tl.instructions; }
+ULong* instruction_counter() {
+    return &tl.instructions;
+}
 
 ULong clock_now() {
     switch (clo.time_unit) {
-    case TimeUnit::instructions: return tl.instructions;
-    case TimeUnit::millis: return VG_(read_millisecond_timer)() - tl.start_ms;
-    default: return tl.bytes_allocated;
+    case TimeUnit::instructions:
+        return tl.instructions;
+    case TimeUnit::millis:
+        return VG_(read_millisecond_timer)() - tl.start_ms;
+    default:
+        return tl.bytes_allocated;
     }
 }
 
-ULong clock_end() { return tl.torn_down ? tl.teardown_at : clock_now(); }
+ULong clock_end() {
+    return tl.torn_down ? tl.teardown_at : clock_now();
+}
 
 // A site's mark history starts when it is first touched after the first
 // mark: until then its level was constant, so bucket 0 holds it.
@@ -84,7 +92,8 @@ bool timeline_teardown(UInt reason) {
 
 void timeline_sync_all() {
     if (!tl.torn_down) tl.run.advance(clock_now());
-    for (UInt i = 0; i < kSpaces; ++i) tl.totals[i].sync(tl.run);
+    for (UInt i = 0; i < kSpaces; ++i)
+        tl.totals[i].sync(tl.run);
     for (UInt id = 0; id < site_count(); ++id) {
         Site* s = site_at(id);
         s->clock.sync(tl.run);

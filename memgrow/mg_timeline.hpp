@@ -13,15 +13,15 @@ namespace mg {
 struct Timeline {
     BucketClock run;
     BucketClock marks;
-    ULong bytes_allocated = 0;   // the default clock
-    ULong instructions = 0;      // --time-unit=i, bumped by instrumentation
+    ULong bytes_allocated = 0; // the default clock
+    ULong instructions = 0;    // --time-unit=i, bumped by instrumentation
     ULong start_ms = 0;
     ULong n_marks = 0;
-    ULong first_mark_at = 0;     // run clock at the first mark
+    ULong first_mark_at = 0; // run clock at the first mark
     bool torn_down = false;
     ULong teardown_at = 0;
-    UInt teardown_reason = 0;    // MemgrowTeardownReason, 0: the process ended
-    SiteSeries totals[kSpaces];  // all sites of a space together
+    UInt teardown_reason = 0;   // MemgrowTeardownReason, 0: the process ended
+    SiteSeries totals[kSpaces]; // all sites of a space together
     ULong live_blocks_total[kSpaces] = {};
 };
 

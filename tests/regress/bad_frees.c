@@ -7,10 +7,10 @@
 
 int main(void) {
     int local = 0;
-    free(&local);                 /* STACK_FREE */
-    free((void*)0x1234);          /* WILD_FREE */
+    free(&local);        /* STACK_FREE */
+    free((void*)0x1234); /* WILD_FREE */
     char* p = malloc(64);
-    free(p + 8);                  /* INTERIOR_FREE */
+    free(p + 8);                           /* INTERIOR_FREE */
     void* q = realloc((void*)0x5678, 100); /* WILD_REALLOC */
     free(p);
     printf("still running %p\n", q);

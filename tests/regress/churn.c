@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
         free(slots[k]);
         slots[k] = malloc(16 + rand() % 2048); /* CHURN_HERE */
     }
-    for (int k = 0; k < SLOTS; k++) free(slots[k]);
+    for (int k = 0; k < SLOTS; k++)
+        free(slots[k]);
     return 0;
 }

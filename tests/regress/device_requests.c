@@ -17,7 +17,8 @@ int main(void) {
     for (int i = 0; i < N; i++) {
         handles[i] = 0x700000000000ull + (uintptr_t)i * 0x100000;
         device_alloc(handles[i], 1 << 20);
-        MEMGROW_DEVICE_ALLOC(0x7f0000000000ull, 4096, MEMGROW_SPACE_MANAGED, 0, MEMGROW_API_RUNTIME);
+        MEMGROW_DEVICE_ALLOC(0x7f0000000000ull, 4096, MEMGROW_SPACE_MANAGED, 0,
+                             MEMGROW_API_RUNTIME);
         MEMGROW_DEVICE_FREE(0x7f0000000000ull, MEMGROW_SPACE_MANAGED, MEMGROW_API_RUNTIME);
     }
     /* A free of an address never allocated is refused (returns 0). */

@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static void release(char* p) { free(p); /* FIRST_FREE */ }
+static void release(char* p) {
+    free(p); /* FIRST_FREE */
+}
 
 int main(void) {
     char* p = malloc(40); /* ALLOC_HERE */

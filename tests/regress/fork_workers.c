@@ -24,6 +24,7 @@ int main(void) {
         }
     }
     int status, failed = 0;
-    while (wait(&status) > 0) failed |= !WIFEXITED(status) || WEXITSTATUS(status);
+    while (wait(&status) > 0)
+        failed |= !WIFEXITED(status) || WEXITSTATUS(status);
     return failed;
 }

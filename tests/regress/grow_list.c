@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
     int n = argc > 1 ? atoi(argv[1]) : 20000;
     for (int i = 0; i < n; i++) {
         remember(i);
-        for (int k = 0; k < 4; k++) scratch(i + k);
+        for (int k = 0; k < 4; k++)
+            scratch(i + k);
     }
     return 0;
 }

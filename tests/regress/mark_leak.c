@@ -12,7 +12,7 @@ struct entry {
 static struct entry* history; /* global: reachable at exit */
 
 static void handle_request(int i) {
-    char* body = malloc(512 + (i * 37) % 4096); /* scratch, freed */
+    char* body = malloc(512 + (i * 37) % 4096); /* SCRATCH_HERE: freed */
     memset(body, i, 512);
     struct entry* e = malloc(sizeof *e); /* PER_MARK_HERE: 96 bytes a request */
     e->next = history;

@@ -8,8 +8,7 @@ static std::unordered_map<int, std::string> memo; // destroyed after main return
 
 static const std::string& lookup(int key) {
     auto it = memo.find(key);
-    if (it == memo.end())
-        it = memo.emplace(key, std::string(64, 'x')).first; // MEMO_HERE
+    if (it == memo.end()) it = memo.emplace(key, std::string(64, 'x')).first; // MEMO_HERE
     return it->second;
 }
 
@@ -17,7 +16,7 @@ int main(int argc, char** argv) {
     int n = argc > 1 ? std::atoi(argv[1]) : 20000;
     std::size_t total = 0;
     for (int i = 0; i < n; i++) {
-        total += lookup(i).size(); // every key is new
+        total += lookup(i).size();     // every key is new
         std::string scratch(100, 'y'); // churn
         total += scratch.size();
     }

@@ -4,7 +4,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import TestCase, program, run, source_line  # noqa: E402
+from mgtest import TestCase, program, run, sites_at, source_line  # noqa: E402
 
 
 class Marks(TestCase):
@@ -26,9 +26,10 @@ class Marks(TestCase):
         # The warm-up ends at the first mark.
         self.assertEqual(r["warmup_end"], r["marks"]["first_at"])
         # The per-request scratch buffer is freed each time: not growing.
-        for s in r["sites"]:
-            if s["frames"] and s["frames"][0]["line"] == line - 1:
-                self.assertEqual(s["class"], "stable")
+        scratch = source_line("tests/regress/mark_leak.c", "SCRATCH_HERE")
+        self.assertClass(r, "stable", file="mark_leak.c", line=scratch)
+        self.assertEqual([s["class"] for s in sites_at(r, file="mark_leak.c", line=scratch)],
+                         ["stable"])
 
     def test_many_marks_merge_into_64_buckets(self):
         r = run([program("mark_leak"), "1000"]).report

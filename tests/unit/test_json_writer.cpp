@@ -34,7 +34,8 @@ BOOST_AUTO_TEST_CASE(nested_objects_and_arrays) {
         w.member("n", static_cast<i64>(-42));
         w.key("series");
         w.begin_array();
-        for (int i = 0; i < 3; ++i) w.integer(i);
+        for (int i = 0; i < 3; ++i)
+            w.integer(i);
         w.end_array();
         w.key("empty");
         w.begin_object();
@@ -71,7 +72,8 @@ BOOST_AUTO_TEST_CASE(numbers_round_trip) {
     const double values[] = {0.0, 1.5, -2.25, 0.000123, 123456.789, 1e20, -3e17, 1.0 / 3};
     auto j = write([&](JsonWriter& w) {
         w.begin_array();
-        for (double v : values) w.number(v);
+        for (double v : values)
+            w.number(v);
         w.number(0.0 / 0.0);
         w.number(1e308 * 10);
         w.uinteger(18446744073709551615ull);
@@ -81,7 +83,8 @@ BOOST_AUTO_TEST_CASE(numbers_round_trip) {
     for (size_t i = 0; i < sizeof values / sizeof *values; ++i) {
         double got = j[i];
         double want = values[i];
-        BOOST_TEST(got == want, boost::test_tools::tolerance(1e-6 + 1e-9 * (want < 0 ? -want : want)));
+        BOOST_TEST(got == want,
+                   boost::test_tools::tolerance(1e-6 + 1e-9 * (want < 0 ? -want : want)));
     }
     BOOST_TEST(j[8].is_null());
     BOOST_TEST(j[9].is_null());
@@ -92,7 +95,8 @@ BOOST_AUTO_TEST_CASE(numbers_round_trip) {
 BOOST_AUTO_TEST_CASE(large_output_is_flushed_in_chunks) {
     auto j = write([](JsonWriter& w) {
         w.begin_array();
-        for (int i = 0; i < 100000; ++i) w.integer(i);
+        for (int i = 0; i < 100000; ++i)
+            w.integer(i);
         w.end_array();
     });
     BOOST_TEST(j.size() == 100000u);

@@ -66,7 +66,8 @@ BOOST_AUTO_TEST_CASE(merging_keeps_totals_exact) {
     std::vector<SiteSeries> series(kSites);
     std::vector<std::vector<Event>> events(kSites);
     std::vector<i64> live(kSites, 0);
-    for (auto& s : series) s.clear();
+    for (auto& s : series)
+        s.clear();
     BucketClock c;
     u64 t = 0;
     for (int i = 0; i < 200000; ++i) {
@@ -106,10 +107,11 @@ BOOST_AUTO_TEST_CASE(untouched_site_carries_its_level_forward) {
     BucketClock c;
     SiteSeries s;
     s.clear();
-    s.add(c, 100); // bucket 0
+    s.add(c, 100);    // bucket 0
     c.advance(10000); // many merges, never touched again
     s.sync(c);
-    for (u32 b = 0; b <= c.current; ++b) BOOST_TEST(s.live_end[b] == 100);
+    for (u32 b = 0; b <= c.current; ++b)
+        BOOST_TEST(s.live_end[b] == 100);
     BOOST_TEST(s.alloc[0] == 100u);
 }
 
@@ -119,6 +121,7 @@ BOOST_AUTO_TEST_CASE(site_born_late_starts_at_zero) {
     SiteSeries s;
     s.clear();
     s.add(c, 7);
-    for (u32 b = 0; b < c.current; ++b) BOOST_TEST(s.live_end[b] == 0);
+    for (u32 b = 0; b < c.current; ++b)
+        BOOST_TEST(s.live_end[b] == 0);
     BOOST_TEST(s.live_end[c.current] == 7);
 }
