@@ -3,6 +3,7 @@
 #include "mg_heap.hpp"
 #include "mg_errors.hpp"
 #include "mg_options.hpp"
+#include "mg_stacks.hpp"
 #include "mg_timeline.hpp"
 
 namespace mg {
@@ -37,6 +38,14 @@ void release(const FreedBlock& f) {
     VG_(cli_free)(reinterpret_cast<void*>(f.addr));
 }
 
+// Where a block was freed, kept for a later double free's message.
+ExeContext* free_stack(ThreadId tid) {
+    CapturedStack stack =
+        capture_stack(tid, StackPurpose::deallocation, static_cast<UInt>(VG_(clo_backtrace_size)));
+    if (!*stack.payload) *stack.payload = VG_(make_ExeContext_from_StackTrace)(stack.ips, stack.n);
+    return static_cast<ExeContext*>(*stack.payload);
+}
+
 // Removes a block from the records; false (and an error) if p is not a live
 // block. The memory goes to the quarantine.
 bool drop_block(ThreadId tid, void* p, FreeCall call) {
@@ -51,7 +60,7 @@ bool drop_block(ThreadId tid, void* p, FreeCall call) {
     }
     if (!kind_matches(b->kind, call)) report_mismatched_free(tid, a, call, *b);
     timeline_free(b->site, b->size);
-    FreedBlock f{a, b->size, b->site, VG_(record_ExeContext)(tid, 0), b->kind};
+    FreedBlock f{a, b->size, b->site, free_stack(tid), b->kind};
     block_dispose(b);
     quarantine_push(f, release);
     return true;

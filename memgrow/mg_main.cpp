@@ -4,6 +4,7 @@
 #include "mg_heap.hpp"
 #include "mg_options.hpp"
 #include "mg_requests.hpp"
+#include "mg_stacks.hpp"
 #include "mg_timeline.hpp"
 
 namespace mg {
@@ -45,6 +46,12 @@ void fini(Int /*exitcode*/) {
     // its teardown is now.
     timeline_teardown(0);
     report_now(clo.json_file, true);
+    if (VG_(clo_verbosity) > 1) {
+        StackCacheStats st = stack_cache_stats();
+        VG_(umsg)
+        ("memgrow: stack cache: %'llu hits, %'llu misses; %'u sites\n", st.hits, st.misses,
+         site_count());
+    }
 }
 
 void at_fork_child(ThreadId) {

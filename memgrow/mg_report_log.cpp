@@ -17,25 +17,15 @@ Int by_live_desc(const void* x, const void* y) {
     return a->id < b->id ? -1 : 1;
 }
 
-const HChar* unit_words(TimeUnit u) {
+// "bytes allocated" in totals, "byte allocated" in rates.
+const HChar* unit_name(TimeUnit u, bool plural) {
     switch (u) {
     case TimeUnit::instructions:
-        return "instructions";
+        return plural ? "instructions" : "instruction";
     case TimeUnit::millis:
         return "ms";
     default:
-        return "bytes allocated";
-    }
-}
-
-const HChar* unit_word(TimeUnit u) {
-    switch (u) {
-    case TimeUnit::instructions:
-        return "instruction";
-    case TimeUnit::millis:
-        return "ms";
-    default:
-        return "byte allocated";
+        return plural ? "bytes allocated" : "byte allocated";
     }
 }
 
@@ -67,7 +57,7 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
         format_decimal(g.confidence, 3, conf);
         VG_(umsg)
         (" evidence: %s rule, %s bytes per %s (%s per bucket of %'llu), confidence %s", g.rule,
-         rate, unit_word(clo.time_unit), per_bucket, tl.run.width, conf);
+         rate, unit_name(clo.time_unit, false), per_bucket, tl.run.width, conf);
         if (g.began >= 0)
             VG_(umsg)(", began at %'llu", tl.run.end_of(static_cast<UInt>(g.began)) - tl.run.width);
         if (g.stopped >= 0)
@@ -104,17 +94,15 @@ void print_summary(const Analysis& a) {
     VG_(umsg)("\n");
     VG_(umsg)
     ("HEAP GROWTH SUMMARY (classified %s, clock %'llu %s):\n", when, a.end,
-     unit_words(clo.time_unit));
+     unit_name(clo.time_unit, true));
     VG_(umsg)
     ("    live then: %'llu bytes in %'llu blocks, %'u allocation sites\n", live, blocks, a.n_sites);
     VG_(umsg)("    still allocated at exit: %'llu bytes\n", now);
     VG_(umsg)("      growing: %'llu sites, %'llu bytes\n", a.sites_in[2], a.bytes_in[2]);
     VG_(umsg)("      plateau: %'llu sites, %'llu bytes\n", a.sites_in[1], a.bytes_in[1]);
     VG_(umsg)("       stable: %'llu sites, %'llu bytes\n", a.sites_in[0], a.bytes_in[0]);
-    if (tl.n_marks)
-        VG_(umsg)
-        ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks,
-         tl.first_mark_at);
+    if (tl.n_marks) VG_(umsg)
+    ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks, tl.first_mark_at);
     VG_(umsg)("\n");
 
     UInt* order = static_cast<UInt*>(VG_(malloc)("mg.log.order", (a.n_sites + 1) * sizeof(UInt)));

@@ -93,9 +93,8 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         VG_(umsg)("memgrow: MEMGROW_LEAK_CHECK: this build has no leak scan yet\n");
         break;
     case VG_USERREQ__MEMGROW_TEARDOWN:
-        if (timeline_teardown(static_cast<UInt>(args[1])) && VG_(clo_verbosity) > 1)
-            VG_(umsg)
-            ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
+        if (timeline_teardown(static_cast<UInt>(args[1])) && VG_(clo_verbosity) > 1) VG_(umsg)
+        ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
         break;
     case VG_USERREQ__MEMGROW_DEVICE_ALLOC:
         device_alloc(tid, args);

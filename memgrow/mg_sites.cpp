@@ -1,5 +1,6 @@
 #include "mg_sites.hpp"
 #include "mg_options.hpp"
+#include "mg_stacks.hpp"
 
 namespace mg {
 
@@ -17,8 +18,6 @@ const HChar* space_name(Space s) {
 }
 
 namespace {
-
-constexpr UInt kMaxFrames = 256 + 8; // --depth's bound plus the preload frames skipped
 
 Site** table; // open hashing with chains, power-of-two size
 UWord table_mask;
@@ -100,25 +99,31 @@ void sites_init() {
 }
 
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
-    Addr ips[kMaxFrames];
-    UInt n = VG_(get_StackTrace)(tid, ips, static_cast<UInt>(clo.depth) + 4, nullptr, nullptr, 0);
+    CapturedStack stack =
+        capture_stack(tid, StackPurpose::allocation, static_cast<UInt>(clo.depth) + 4);
+    Site* cached = static_cast<Site*>(*stack.payload);
+    if (cached && cached->space == space && cached->device == device) return cached;
+
     if (preload_hi == 0 && preload_searches++ < 16) find_preload();
-    UInt skip = 0;
-    while (skip < n && in_preload(ips[skip]))
+    UInt skip = 0, n = stack.n;
+    while (skip < n && in_preload(stack.ips[skip]))
         ++skip;
     n -= skip;
     if (n > static_cast<UInt>(clo.depth)) n = static_cast<UInt>(clo.depth);
-    const StackWord* w = ips + skip;
+    const StackWord* w = stack.ips + skip;
 
     UWord h = hash_words(w, n, static_cast<UWord>(space) * 256 + device + 1);
-    for (Site* s = table[h & table_mask]; s; s = s->next_in_bucket) {
-        if (s->hash != h || s->n_frames != n || s->space != space || s->device != device) continue;
+    Site* s = nullptr;
+    for (Site* c = table[h & table_mask]; c && !s; c = c->next_in_bucket) {
+        if (c->hash != h || c->n_frames != n || c->space != space || c->device != device) continue;
         UInt i = 0;
-        while (i < n && s->frames[i] == w[i])
+        while (i < n && c->frames[i] == w[i])
             ++i;
-        if (i == n) return s;
+        if (i == n) s = c;
     }
-    return new_site(h, space, device, w, n);
+    if (!s) s = new_site(h, space, device, w, n);
+    *stack.payload = s;
+    return s;
 }
 
 UInt site_count() {

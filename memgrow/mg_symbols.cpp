@@ -51,8 +51,9 @@ void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor vis
     for (UInt i = 0; i < n; ++i) {
         StackWord w = words[i];
         if (w & kPythonFrameTag) continue; // named by the Python stage
-        // Return addresses point after the call: look up the call itself.
-        Addr ip = w - 1;
+        // Caller frames are already return address - 1 (the unwinder's
+        // convention), so each word names the call instruction itself.
+        Addr ip = w;
         const HChar* object = nullptr;
         const HChar* name;
         if (VG_(get_objname)(ep, ip, &name)) {

@@ -41,6 +41,31 @@ class Records(TestCase):
         self.assertIn("device", rep["buckets"][-1]["spaces"])
         self.assertEqual(rep["buckets"][-1]["spaces"]["device"]["live_bytes"], 400 << 20)
 
+    def test_stacks_reached_through_different_callers_are_told_apart(self):
+        r = run([program("stack_paths")], options=["-v"])
+        self.assertEqual(r.rc, 0, r.log)
+        src = "tests/regress/stack_paths.c"
+        make = source_line(src, "MAKE_HERE")
+        sites = sites_at(r.report, file="stack_paths.c", line=make)
+        # Exact block counts and sizes per path: 3000 of each size, and the
+        # recursive path once per depth 0..4 (600 each).
+        by_path = {}
+        for s in sites:
+            lines = tuple(f["line"] for f in s["frames"] if f["file"] and
+                          f["file"].endswith("stack_paths.c"))
+            by_path[lines] = (s["live_blocks"], s["live_bytes"])
+        left, right = source_line(src, "LEFT_HERE"), source_line(src, "RIGHT_HERE")
+        self.assertEqual(by_path[(make, left, source_line(src, "CALL_LEFT"))], (3000, 3000 * 16))
+        self.assertEqual(by_path[(make, right, source_line(src, "CALL_RIGHT"))], (3000, 3000 * 32))
+        self.assertEqual(by_path[(make, left, source_line(src, "CALL_LEFT_AGAIN"))],
+                         (3000, 3000 * 64))
+        recursive = [v for k, v in by_path.items() if source_line(src, "RECURSE_HERE") in k or
+                     len(k) == 3 and k[1] not in (left, right)]
+        self.assertEqual(sorted(recursive), [(600, 600 * 128)] * 5)
+        self.assertEqual(len(sites), 8)
+        # The cache was used (and so was tested).
+        self.assertRegex(r.log, r"stack cache: [1-9][0-9,]* hits")
+
     def test_site_count_and_series_do_not_grow_with_run_length(self):
         short = run([program("grow_list"), "2000"]).report
         long = run([program("grow_list"), "40000"]).report

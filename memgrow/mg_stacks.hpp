@@ -1,0 +1,34 @@
+// Stack capture with a per-thread cache of verified stacks.
+//
+// Unwinding with CFI is the biggest cost of an allocation. Most
+// allocations come from a stack seen a moment ago, so each thread keeps its
+// recent stacks keyed by the registers the unwinder starts from (IP, SP,
+// FP). A hit is accepted only after checking that every return address of
+// the cached stack is still in its slot on the client's stack: the unwinder
+// would read exactly those words, so it would produce exactly that stack.
+#pragma once
+
+#include "mg_vg.hpp"
+
+namespace mg {
+
+// What a cached stack stands for; each purpose has its own cache.
+enum class StackPurpose : UChar { allocation, deallocation };
+
+struct CapturedStack {
+    const Addr* ips; // innermost first; ips[0] is the current IP
+    UInt n;
+    void** payload; // the caller's value for this stack (a Site*, an
+                    // ExeContext*): non-null on a hit, to be filled on a miss
+};
+
+// Captures up to max_frames frames of tid's stack. The result stays valid
+// until the next capture.
+CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames);
+
+struct StackCacheStats {
+    ULong hits, misses;
+};
+StackCacheStats stack_cache_stats();
+
+} // namespace mg
