@@ -4,6 +4,7 @@ namespace mg {
 
 // The tool runs no global constructors: __constinit proves none is needed.
 __constinit Options clo;
+bool json_file_existed_at_start;
 
 const HChar* time_unit_name(TimeUnit u) {
     switch (u) {
@@ -86,7 +87,8 @@ void print_debug_usage() {
 
 // An output file that cannot be written must fail now, not after hours of
 // run time. Creating and removing it tests the directory and permissions.
-static void check_writable(const HChar* option, const HChar* pattern) {
+// Returns whether the file existed.
+static bool check_writable(const HChar* option, const HChar* pattern) {
     HChar* name = VG_(expand_file_name)(option, pattern);
     struct vg_stat st;
     Bool existed = !sr_isError(VG_(stat)(name, &st));
@@ -99,6 +101,7 @@ static void check_writable(const HChar* option, const HChar* pattern) {
     VG_(close)(sr_Res(r));
     if (!existed) VG_(unlink)(name);
     VG_(free)(name);
+    return existed;
 }
 
 void check_options() {

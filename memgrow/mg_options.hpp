@@ -19,6 +19,9 @@ struct Options {
 };
 
 extern Options clo;
+// Whether the --json-file name existed when the run started (to tell our
+// own report from another process's: see report_file_name).
+extern bool json_file_existed_at_start;
 
 const HChar* time_unit_name(TimeUnit u); // "B", "i" or "ms"
 Bool process_option(const HChar* arg);

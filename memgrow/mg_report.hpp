@@ -12,8 +12,10 @@ bool write_json_report(const HChar* path, const Analysis& a);
 
 void print_summary(const Analysis& a);
 
-// The --json-file name for this process. A forked child whose pattern has no
-// %p gets its pid inserted, so that every process writes its own report.
+// The report file name for this process. Without %p in the pattern, a
+// forked child, or a process finding the --json-file name written by another
+// process of the run (--trace-children), gets its pid inserted, so that
+// every process writes its own report.
 HChar* report_file_name(const HChar* pattern, bool forked_child);
 
 } // namespace mg

@@ -268,8 +268,18 @@ bool write_json_report(const HChar* path, const Analysis& a) {
 }
 
 HChar* report_file_name(const HChar* pattern, bool forked_child) {
+    static bool wrote_default; // the --json-file name is ours once written
     HChar* name = VG_(expand_file_name)("--json-file", pattern);
-    if (!forked_child || VG_(strstr)(pattern, "%p")) return name;
+    if (VG_(strstr)(pattern, "%p")) return name;
+    // Without %p, processes of one run share the name: a forked child, or a
+    // program run by --trace-children that wrote it first. Then the pid
+    // goes into the name.
+    bool is_default = pattern == clo.json_file;
+    struct vg_stat st;
+    bool taken = forked_child || (is_default && !wrote_default && !json_file_existed_at_start &&
+                                  !sr_isError(VG_(stat)(name, &st)));
+    if (is_default && !taken) wrote_default = true;
+    if (!taken) return name;
     SizeT len = VG_(strlen)(name);
     HChar* unique = static_cast<HChar*>(VG_(malloc)("mg.json.name", len + 32));
     bool json = len > 5 && VG_STREQ(name + len - 5, ".json");

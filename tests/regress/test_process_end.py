@@ -54,6 +54,18 @@ class ProcessEnd(TestCase):
     def test_fork_without_pid_in_the_name_still_gives_each_process_its_own(self):
         self.check_fork_reports(run([program("fork_workers")], json_name="fixed.json"))
 
+    def test_traced_exec_child_writes_its_own_report_under_a_shared_name(self):
+        r = run([program("exec_child")], options=["--trace-children=yes"],
+                json_name="fixed.json")
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertEqual(len(r.reports), 2, r.log)
+        sizes = sorted(sum(s["live_bytes"] for s in rep["sites"]
+                           if any(f["file"] and f["file"].endswith("exec_child.c")
+                                  for f in s["frames"]))
+                       for rep in r.reports)
+        self.assertEqual(sizes, [100 * 100, 100 * 200])
+        self.assertEqual(len({rep["pid"] for rep in r.reports}), 2)
+
 
 if __name__ == "__main__":
     unittest.main()
