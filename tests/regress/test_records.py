@@ -66,6 +66,22 @@ class Records(TestCase):
         # The cache was used (and so was tested).
         self.assertRegex(r.log, r"stack cache: [1-9][0-9,]* hits")
 
+    def test_report_on_request_mid_run(self):
+        r = run([program("report_midrun")])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("mid report: 1", r.log)
+        self.assertIn("garbage name: 0", r.log)
+        self.assertIn("MEMGROW_REPORT: the file name is not readable", r.log)
+        self.assertEqual(len(r.reports), 2)
+        mid = [rep for rep in r.reports if rep["teardown"] == "running"]
+        end = [rep for rep in r.reports if rep["teardown"] == "exit"]
+        self.assertEqual((len(mid), len(end)), (1, 1))
+        line = source_line("tests/regress/report_midrun.c", "ALLOC_HERE")
+        live = lambda rep: sum(s["live_blocks"] for s in sites_at(rep, file="report_midrun.c",
+                                                                   line=line))
+        self.assertEqual(live(mid[0]), 1000)
+        self.assertEqual(live(end[0]), 2000)
+
     def test_site_count_and_series_do_not_grow_with_run_length(self):
         short = run([program("grow_list"), "2000"]).report
         long = run([program("grow_list"), "40000"]).report
