@@ -31,7 +31,11 @@ typedef enum {
     VG_USERREQ__MEMGROW_DEVICE_ALLOC,
     /* Its release. arg1: address, arg2: MemgrowSpace, arg3: MemgrowDeviceApi
        of the freeing call. Returns 1 if the block was known. */
-    VG_USERREQ__MEMGROW_DEVICE_FREE
+    VG_USERREQ__MEMGROW_DEVICE_FREE,
+    /* Start-up is over: the warm-up that classification ignores ends now
+       (unless --warmup was given). The first request wins. memgrow's preload
+       sends it when CPython starts running the main script or -c command. */
+    VG_USERREQ__MEMGROW_WARMUP_END
 } MemgrowClientRequest;
 
 /* Memory spaces of a site (the JSON report's "space"). */
@@ -69,6 +73,9 @@ typedef enum {
                                                            0, 0, 0, 0);                            \
         _mg_res;                                                                                   \
     })
+
+#define MEMGROW_WARMUP_END()                                                                       \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_WARMUP_END, 0, 0, 0, 0, 0))
 
 #define MEMGROW_LEAK_CHECK()                                                                       \
     ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_LEAK_CHECK, 0, 0, 0, 0, 0))

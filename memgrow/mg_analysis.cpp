@@ -24,12 +24,13 @@ void analyse(Analysis* a) {
     a->end = clock_end();
     a->n_mark_buckets = tl.n_marks ? tl.marks.current : 0;
 
-    // The warm-up ends at the first mark when the program marks; otherwise
-    // after --warmup of the clock. Never the whole series.
-    if (tl.n_marks)
-        a->warmup_end = tl.first_mark_at;
-    else if (clo.warmup_units)
+    // The warm-up: --warmup when given; else where the program said its
+    // start-up ended (MEMGROW_WARMUP_END, the first mark: the later of the
+    // two); else the default share of the clock. Never the whole series.
+    if (clo.warmup_given && clo.warmup_units)
         a->warmup_end = clo.warmup_units;
+    else if (!clo.warmup_given && (tl.warmup_ended || tl.n_marks))
+        a->warmup_end = tl.warmup_end_at > tl.first_mark_at ? tl.warmup_end_at : tl.first_mark_at;
     else
         a->warmup_end = a->end * clo.warmup_percent / 100;
     ULong wb = ceil_div(a->warmup_end, tl.run.width);

@@ -19,6 +19,7 @@ const HChar* time_unit_name(TimeUnit u) {
 
 // --warmup=P% (share of the clock) or --warmup=N (clock units).
 static Bool parse_warmup(const HChar* arg, const HChar* val) {
+    clo.warmup_given = true;
     HChar* end;
     Long n = VG_(strtoll10)(val, &end);
     if (end == val || n < 0) {
@@ -73,8 +74,8 @@ void print_usage() {
      "                              guest instructions, or milliseconds [B]\n"
      "    --depth=<n>               native frames per allocation stack [32]\n"
      "    --warmup=<p>%%|<n>         start-up ignored by classification: a share of\n"
-     "                              the clock or clock units [5%%; up to the first\n"
-     "                              MEMGROW_MARK when the program marks]\n"
+     "                              the clock or clock units [up to MEMGROW_WARMUP_END\n"
+     "                              or the first MEMGROW_MARK, else 5%%]\n"
      "    --mark-warmup=<n>         repetitions (mark to mark) ignored by the per-mark\n"
      "                              rule [1]\n"
      "    --top=<n>                 sites shown per class in the summary [5]\n"

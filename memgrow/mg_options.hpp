@@ -13,6 +13,7 @@ struct Options {
     Int depth = 32;                      // native frames kept per allocation stack
     UInt warmup_percent = 5;             // warm-up as a share of the clock ...
     ULong warmup_units = 0;              // ... or, when non-zero, in clock units
+    bool warmup_given = false;           // --warmup overrides the program's own boundaries
     UInt mark_warmup = 1;                // per-mark deltas ignored by the refleak rule
     Int top = 5;                         // sites per class in the log summary
     ULong quarantine_bytes = 4ull << 20; // freed bytes held back to catch double frees

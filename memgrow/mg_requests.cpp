@@ -99,6 +99,9 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
     case VG_USERREQ__MEMGROW_DEVICE_ALLOC:
         device_alloc(tid, args);
         break;
+    case VG_USERREQ__MEMGROW_WARMUP_END:
+        timeline_warmup_end();
+        break;
     case VG_USERREQ__MEMGROW_DEVICE_FREE:
         *ret = device_free(args[1]);
         break;

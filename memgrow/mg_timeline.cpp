@@ -81,6 +81,12 @@ void timeline_mark() {
     tl.marks.advance(tl.n_marks);
 }
 
+void timeline_warmup_end() {
+    if (tl.torn_down || tl.warmup_ended) return;
+    tl.warmup_ended = true;
+    tl.warmup_end_at = clock_now();
+}
+
 bool timeline_teardown(UInt reason) {
     if (tl.torn_down) return false;
     tl.teardown_at = clock_now();

@@ -17,7 +17,9 @@ struct Timeline {
     ULong instructions = 0;    // --time-unit=i, bumped by instrumentation
     ULong start_ms = 0;
     ULong n_marks = 0;
-    ULong first_mark_at = 0; // run clock at the first mark
+    ULong first_mark_at = 0;   // run clock at the first mark
+    bool warmup_ended = false; // MEMGROW_WARMUP_END seen ...
+    ULong warmup_end_at = 0;   // ... at this run clock
     bool torn_down = false;
     ULong teardown_at = 0;
     UInt teardown_reason = 0;   // MemgrowTeardownReason, 0: the process ended
@@ -35,6 +37,7 @@ ULong clock_end();
 void timeline_alloc(Site* s, SizeT bytes);
 void timeline_free(Site* s, SizeT bytes);
 void timeline_mark();
+void timeline_warmup_end();
 // Freezes the classified state. Returns false if teardown had already begun.
 bool timeline_teardown(UInt reason);
 // Brings every series up to the clocks (before reading them for a report).

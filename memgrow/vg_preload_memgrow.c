@@ -34,3 +34,31 @@ void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status) {
 
 MEMGROW_WRAP_PY_FINALIZE(libpython3Za)
 MEMGROW_WRAP_PY_FINALIZE(NONE)
+
+/* The interpreter's start-up (site, encodings, the imports it makes before
+   any user code) is warm-up: it ends when CPython starts the main script
+   (_PyRun_AnyFileObject) or the -c command (PyRun_SimpleStringFlags). */
+#define MEMGROW_WRAP_PY_RUN(soname, fn, params, call)                                              \
+    int I_WRAP_SONAME_FNNAME_ZU(soname, fn) params;                                                \
+    int I_WRAP_SONAME_FNNAME_ZU(soname, fn) params {                                               \
+        OrigFn orig;                                                                               \
+        int result;                                                                                \
+        VALGRIND_GET_ORIG_FN(orig);                                                                \
+        MEMGROW_WARMUP_END();                                                                      \
+        call;                                                                                      \
+        return result;                                                                             \
+    }
+
+#define MEMGROW_PY_RUN_FILE_PARAMS (void* fp, void* name, int closeit, void* flags)
+#define MEMGROW_PY_RUN_FILE_CALL CALL_FN_W_WWWW(result, orig, fp, name, closeit, flags)
+#define MEMGROW_PY_RUN_STRING_PARAMS (const char* command, void* flags)
+#define MEMGROW_PY_RUN_STRING_CALL CALL_FN_W_WW(result, orig, command, flags)
+
+MEMGROW_WRAP_PY_RUN(libpython3Za, _PyRun_AnyFileObject, MEMGROW_PY_RUN_FILE_PARAMS,
+                    MEMGROW_PY_RUN_FILE_CALL)
+MEMGROW_WRAP_PY_RUN(NONE, _PyRun_AnyFileObject, MEMGROW_PY_RUN_FILE_PARAMS,
+                    MEMGROW_PY_RUN_FILE_CALL)
+MEMGROW_WRAP_PY_RUN(libpython3Za, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING_PARAMS,
+                    MEMGROW_PY_RUN_STRING_CALL)
+MEMGROW_WRAP_PY_RUN(NONE, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING_PARAMS,
+                    MEMGROW_PY_RUN_STRING_CALL)

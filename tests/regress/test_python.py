@@ -8,6 +8,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mgtest import SRC, TestCase, run  # noqa: E402
 
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_teardown.py")
+STEADY = os.path.join(SRC, "tests", "regress", "py_steady.py")
 # The interpreter itself, not a launcher script in front of it.
 INTERPRETERS = {"running": sys.executable}
 if os.path.exists("/usr/bin/python3"):
@@ -29,6 +30,33 @@ class PythonTeardown(TestCase):
                 self.assertTrue(big, "no site holds the buffers")
                 self.assertIn("growing", {s["class"] for s in big})
                 self.assertEqual(sum(s["at_exit_bytes"] for s in big), 0)
+
+
+
+class PythonClean(TestCase):
+    """Interpreter start-up is warm-up (it ends when the main script or -c
+    command starts): clean programs have nothing growing."""
+
+    def test_pass_has_no_growing_site(self):
+        for name, exe in INTERPRETERS.items():
+            for allocator in ("malloc", "pymalloc"):
+                with self.subTest(interpreter=name, allocator=allocator):
+                    r = run([exe, "-c", "pass"], env={"PYTHONMALLOC": allocator})
+                    self.assertEqual(r.rc, 0, r.log)
+                    rep = r.report
+                    self.assertGreater(rep["warmup_end"], rep["teardown_at"] * 0.9)
+                    self.assertNoClass(rep, "growing")
+                    self.assertNoClass(rep, "plateau")
+
+    def test_steady_request_loop_has_no_growing_site(self):
+        for name, exe in INTERPRETERS.items():
+            with self.subTest(interpreter=name):
+                r = run([exe, STEADY], env={"PYTHONMALLOC": "malloc"})
+                self.assertEqual(r.rc, 0, r.log)
+                self.assertIn("True", r.log)
+                rep = r.report
+                self.assertLess(rep["warmup_end"], rep["teardown_at"] * 0.5)
+                self.assertNoClass(rep, "growing")
 
 
 if __name__ == "__main__":
