@@ -66,6 +66,20 @@ class Records(TestCase):
         # The cache was used (and so was tested).
         self.assertRegex(r.log, r"stack cache: [1-9][0-9,]* hits")
 
+    def test_threads_allocating_at_once(self):
+        r = run([program("threads")])
+        self.assertEqual(r.rc, 0, r.log)
+        src = "tests/regress/threads.c"
+        keep = sites_at(r.report, file="threads.c", line=source_line(src, "KEEP_HERE"))
+        # One stack, so one site for the four threads: every block counted.
+        self.assertEqual([(s["live_blocks"], s["live_bytes"]) for s in keep],
+                         [(8000, sum(2000 * (48 + t) for t in range(4)))])
+        for s in keep:
+            self.assertEqual(s["frames"][0]["function"], "worker")
+        scratch = sites_at(r.report, file="threads.c", line=source_line(src, "SCRATCH_HERE"))
+        self.assertEqual(sum(s["allocated_blocks"] for s in scratch), 4 * 2000)
+        self.assertEqual(sum(s["live_blocks"] for s in scratch), 0)
+
     def test_report_on_request_mid_run(self):
         r = run([program("report_midrun")])
         self.assertEqual(r.rc, 0, r.log)
