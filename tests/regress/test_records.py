@@ -75,7 +75,9 @@ class Records(TestCase):
         self.assertEqual([(s["live_blocks"], s["live_bytes"]) for s in keep],
                          [(8000, sum(2000 * (48 + t) for t in range(4)))])
         for s in keep:
-            self.assertEqual(s["frames"][0]["function"], "worker")
+            functions = [f["function"] for f in s["frames"]]
+            self.assertEqual(functions[0], "worker")
+            self.assertIn("start_thread", functions)
         scratch = sites_at(r.report, file="threads.c", line=source_line(src, "SCRATCH_HERE"))
         self.assertEqual(sum(s["allocated_blocks"] for s in scratch), 4 * 2000)
         self.assertEqual(sum(s["live_blocks"] for s in scratch), 0)
