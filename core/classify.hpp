@@ -43,18 +43,19 @@ struct ClassifyParams {
 
 struct Growth {
     SiteClass cls = SiteClass::stable;
-    const char* rule = "none"; // "trend" (growing by clock), "refleak" (growing by marks),
-                               // "level" (plateau), "none" (stable)
-    double rate = 0;           // bytes per bucket: level rise across the last third (growing),
-                               // Theil–Sen over began-1..stopped (plateau); 0 when stable
-    double confidence = 0;     // 0..1: Phi(z) (trend), 1 - 2^-marks_used (refleak),
-                               // Phi(rank-sum z, held vs start) (plateau); 0 when stable
-    double z = 0;              // Mann–Kendall z on the post-warm-up last third
-    int began = -1;            // first bucket of the rise (growing by trend, plateau)
-    int stopped = -1;          // first bucket at the held level (plateau)
-    double rate_per_mark = 0;  // median post-warm-up per-mark delta (mark view only)
-    unsigned marks_used = 0;   // post-warm-up per-mark deltas looked at (0: no mark view)
-    unsigned marks_adding = 0; // how many of them were >= 1 byte
+    const char* rule = "none";    // "trend" (growing by clock), "refleak" (growing by marks),
+                                  // "level" (plateau), "none" (stable)
+    double rate = 0;              // bytes per bucket: level rise across the last third (growing),
+                                  // Theil–Sen over began-1..stopped (plateau); 0 when stable
+    double confidence = 0;        // 0..1: Phi(z) (trend), 1 - 2^-marks_used (refleak),
+                                  // Phi(rank-sum z, held vs start) (plateau); 0 when stable
+    double z = 0;                 // Mann–Kendall z on the post-warm-up last third
+    int began = -1;               // first bucket of the rise (growing by trend, plateau)
+    int stopped = -1;             // first bucket at the held level (plateau)
+    double rate_per_mark = 0;     // median post-warm-up per-mark delta (mark view only)
+    unsigned marks_used = 0;      // post-warm-up per-mark deltas looked at (0: no mark view)
+    unsigned marks_adding = 0;    // how many of them were >= 1 byte
+    bool released_at_end = false; // classified on the history before a release in the last bucket
 };
 
 // Refleak rule of CPython's regrtest -R (Lib/test/libregrtest/refleak.py,
@@ -146,8 +147,8 @@ inline double one_minus_half_power(unsigned k) {
 // of marks), n_marks of them, nullptr/0 without marks; the per-mark deltas
 // are mark_live[i+1] - mark_live[i]. Longer inputs are cut to their last
 // kMaxBuckets values. Deterministic; about 17 KiB of stack.
-inline Growth classify(const i64* series, unsigned n, const i64* mark_live, unsigned n_marks,
-                       const ClassifyParams& p) {
+inline Growth classify_history(const i64* series, unsigned n, const i64* mark_live,
+                               unsigned n_marks, const ClassifyParams& p) {
     using namespace classify_detail;
     using mathx::abs;
     using mathx::max;
@@ -218,6 +219,29 @@ inline Growth classify(const i64* series, unsigned n, const i64* mark_live, unsi
     g.rate = theil_sen(series + from, stopped - from + 1);
     g.confidence = mathx::normal_cdf(rank_sum_z(post, k, held, nh));
     return g;
+}
+
+// A release confined to the last bucket is the program shutting down: a
+// local of main() freed as it returns, a Python main() returning before
+// finalization. With the bytes-allocated clock, frees made without
+// allocations all land in the last bucket. When the last bucket lost at least
+// half the level (and min_rise_bytes), the history before it is classified
+// instead, and the evidence says so; a release spread over several buckets
+// still makes the site stable.
+inline Growth classify(const i64* series, unsigned n, const i64* mark_live, unsigned n_marks,
+                       const ClassifyParams& p) {
+    if (series && n >= 2 && n <= kMaxBuckets) {
+        const double before = static_cast<double>(series[n - 2]);
+        const double drop = before - static_cast<double>(series[n - 1]);
+        if (drop >= p.min_rise_bytes && drop >= 0.5 * before) {
+            Growth history = classify_history(series, n - 1, mark_live, n_marks, p);
+            if (history.cls != SiteClass::stable) {
+                history.released_at_end = true;
+                return history;
+            }
+        }
+    }
+    return classify_history(series, n, mark_live, n_marks, p);
 }
 
 } // namespace mg

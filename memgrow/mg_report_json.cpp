@@ -106,6 +106,7 @@ void write_growth(JsonWriter& w, const Growth& g, const Analysis& a) {
         w.null();
     w.member_u("marks_used", g.marks_used);
     w.member_u("marks_adding", g.marks_adding);
+    w.member_bool("released_at_end", g.released_at_end);
     w.end_object();
 }
 

@@ -62,6 +62,7 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
             VG_(umsg)(", began at %'llu", tl.run.end_of(static_cast<UInt>(g.began)) - tl.run.width);
         if (g.stopped >= 0)
             VG_(umsg)(", stopped at %'llu", tl.run.end_of(static_cast<UInt>(g.stopped)));
+        if (g.released_at_end) VG_(umsg)(", released just before teardown");
         VG_(umsg)("\n");
     }
     if (g.marks_used) {

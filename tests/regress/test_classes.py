@@ -73,6 +73,14 @@ class Classes(TestCase):
         self.assertGreaterEqual(max(s["live_blocks"] for s in growing), 20000)
         self.assertEqual(r["teardown"], "exit")
 
+    def test_local_of_main_freed_as_it_returns_is_still_growing(self):
+        r = run([program("local_list")]).report
+        line = source_line(f"{SRC}/local_list.c", "GROW_HERE")
+        site = self.assertClass(r, "growing", file="local_list.c", line=line)[0]
+        self.assertTrue(site["growth"]["released_at_end"])
+        self.assertEqual(site["peak_bytes"], 20000 * 80)
+        self.assertEqual(site["at_exit_bytes"], 0)
+
     def test_same_run_classifies_the_same_way_twice(self):
         a = run([program("grow_list"), "5000"]).report
         b = run([program("grow_list"), "5000"]).report

@@ -9,6 +9,7 @@ from mgtest import SRC, TestCase, run  # noqa: E402
 
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_teardown.py")
 STEADY = os.path.join(SRC, "tests", "regress", "py_steady.py")
+LOCAL_MAIN = os.path.join(SRC, "tests", "regress", "py_local_main.py")
 # The interpreter itself, not a launcher script in front of it.
 INTERPRETERS = {"running": sys.executable}
 if os.path.exists("/usr/bin/python3"):
@@ -31,6 +32,17 @@ class PythonTeardown(TestCase):
                 self.assertIn("growing", {s["class"] for s in big})
                 self.assertEqual(sum(s["at_exit_bytes"] for s in big), 0)
 
+
+    def test_local_dict_of_main_freed_before_finalization_is_growing(self):
+        r = run([sys.executable, LOCAL_MAIN], env={"PYTHONMALLOC": "malloc"})
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("100000", r.log)
+        growing = [s for s in r.report["sites"] if s["class"] == "growing"]
+        self.assertTrue(growing, r.log)
+        # The biggest growing site held one block per key at its peak.
+        top = max(growing, key=lambda s: s["peak_bytes"])
+        self.assertGreaterEqual(top["allocated_blocks"], 100000)
+        self.assertTrue(top["growth"]["released_at_end"])
 
 
 class PythonClean(TestCase):

@@ -448,6 +448,28 @@ BOOST_AUTO_TEST_CASE(released_before_the_end_is_stable) {
     BOOST_TEST(classify_clock(decline).cls == SiteClass::stable);
 }
 
+BOOST_AUTO_TEST_CASE(release_in_the_last_bucket_is_shutdown) {
+    // A local of main() grown through the run and freed as main returns: the
+    // history before the last bucket decides, and the evidence says so.
+    const Series grown = make(64, [](unsigned i) { return i < 63 ? 1000LL * i : 0LL; });
+    const Growth g = classify_clock(grown);
+    BOOST_TEST(g.cls == SiteClass::growing);
+    BOOST_TEST(g.released_at_end);
+    BOOST_TEST(g.rate == 1000.0, boost::test_tools::tolerance(0.01));
+    // A cache that filled, held, and was cleared at shutdown: plateau.
+    const Series cache = make(64, [](unsigned i) {
+        return i == 63 ? 0LL : i < 20 ? 5000LL * i : 100000LL;
+    });
+    const Growth c = classify_clock(cache);
+    BOOST_TEST(c.cls == SiteClass::plateau);
+    BOOST_TEST(c.released_at_end);
+    // Less than half given back in the last bucket: an ordinary series.
+    const Series partial = make(64, [](unsigned i) { return i < 63 ? 1000LL * i : 40000LL; });
+    BOOST_TEST(!classify_clock(partial).released_at_end);
+    // Without the release, the flag stays off.
+    BOOST_TEST(!classify_clock(canonical_series("steady_rise")).released_at_end);
+}
+
 BOOST_AUTO_TEST_CASE(a_zero_delta_after_warmup_is_not_growing) {
     const Series deltas = {100, 96, 96, 0, 96, 96};
     BOOST_TEST(!refleak_growing(deltas.data(), 6, 1));
