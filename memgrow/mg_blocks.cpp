@@ -61,18 +61,6 @@ void block_dispose(Block* b) {
     VG_(freeEltPA)(block_pool, b);
 }
 
-UInt block_count(Table t) {
-    return VG_(HT_count_nodes)(tables[static_cast<UInt>(t)]);
-}
-
-void blocks_reset_iter(Table t) {
-    VG_(HT_ResetIter)(tables[static_cast<UInt>(t)]);
-}
-
-Block* blocks_next(Table t) {
-    return static_cast<Block*>(VG_(HT_Next)(tables[static_cast<UInt>(t)]));
-}
-
 void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&)) {
     if (f.size > clo.quarantine_bytes) {
         release(f);

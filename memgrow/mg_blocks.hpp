@@ -40,10 +40,6 @@ Block* block_find(Table t, Addr addr);
 // Removes the block from its table; the caller releases it with block_dispose.
 Block* block_remove(Table t, Addr addr);
 void block_dispose(Block* b);
-UInt block_count(Table t);
-// Iteration over all live blocks of a table.
-void blocks_reset_iter(Table t);
-Block* blocks_next(Table t);
 
 // Holds a freed host block back from reuse; `release` is called for each
 // block that leaves the quarantine to make room (possibly f itself, when it

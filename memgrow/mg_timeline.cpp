@@ -59,7 +59,6 @@ void timeline_alloc(Site* s, SizeT bytes) {
     record(s, static_cast<i64>(bytes));
     tl.bytes_allocated += bytes;
     s->live_blocks++;
-    tl.live_blocks_total[static_cast<UInt>(s->space)]++;
     s->allocated_bytes += bytes;
     s->allocated_blocks++;
     if (static_cast<ULong>(s->clock.live) > s->peak_bytes) s->peak_bytes = s->clock.live;
@@ -71,7 +70,6 @@ void timeline_free(Site* s, SizeT bytes) {
     if (tl.torn_down) return;
     record(s, -static_cast<i64>(bytes));
     s->live_blocks--;
-    tl.live_blocks_total[static_cast<UInt>(s->space)]--;
 }
 
 void timeline_mark() {

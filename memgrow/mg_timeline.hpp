@@ -24,7 +24,6 @@ struct Timeline {
     ULong teardown_at = 0;
     UInt teardown_reason = 0;   // MemgrowTeardownReason, 0: the process ended
     SiteSeries totals[kSpaces]; // all sites of a space together
-    ULong live_blocks_total[kSpaces] = {};
 };
 
 extern Timeline tl;
