@@ -19,6 +19,8 @@ const HChar* space_name(Space s) {
 
 namespace {
 
+constexpr UInt kMaxFrames = 256; // --depth's bound
+
 Site** table; // open hashing with chains, power-of-two size
 UWord table_mask;
 Site** by_id; // dense array for iteration in creation order
@@ -105,12 +107,12 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
     if (cached && cached->space == space && cached->device == device) return cached;
 
     if (preload_hi == 0 && preload_searches++ < 16) find_preload();
-    UInt skip = 0, n = stack.n;
-    while (skip < n && in_preload(stack.ips[skip]))
-        ++skip;
-    n -= skip;
-    if (n > static_cast<UInt>(clo.depth)) n = static_cast<UInt>(clo.depth);
-    const StackWord* w = stack.ips + skip;
+    // memgrow's own frames (the malloc replacements, the exit and CPython
+    // wrappers) are not the program's: leave them out wherever they are.
+    StackWord w[kMaxFrames];
+    UInt n = 0;
+    for (UInt i = 0; i < stack.n && n < static_cast<UInt>(clo.depth); ++i)
+        if (!in_preload(stack.ips[i])) w[n++] = stack.ips[i];
 
     UWord h = hash_words(w, n, static_cast<UWord>(space) * 256 + device + 1);
     Site* s = nullptr;
