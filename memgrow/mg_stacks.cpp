@@ -72,6 +72,16 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
     }
     Addr ip = VG_(get_IP)(tid), sp = VG_(get_SP)(tid), fp = frame_pointer(tid);
     Addr stack_max = VG_(thread_get_stack_max)(tid);
+    SizeT stack_size = VG_(thread_get_stack_size)(tid);
+    static void* no_payload; // for stacks that are not cached
+    no_payload = nullptr;
+    // On a stack Valgrind does not know (a coroutine's, a signal
+    // alternate stack) the slots cannot be checked safely: no cache.
+    if (sp > stack_max || stack_max - sp >= stack_size) {
+        ++misses;
+        UInt n = VG_(get_StackTrace)(tid, scratch_ips, max_frames, nullptr, nullptr, 0);
+        return CapturedStack{scratch_ips, n, &no_payload};
+    }
     Set& set = caches[tid]->sets[static_cast<UInt>(purpose)][set_of(ip, sp)];
     for (Entry& e : set.ways) {
         if (e.n && e.ip0 == ip && e.sp0 == sp && e.fp0 == fp && e.n <= max_frames &&
@@ -86,7 +96,7 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
     // outermost real frame (_start, a thread's clone) the unwinder guesses,
     // and those guesses are neither frames nor verifiable.
     UInt good = 1;
-    while (good < n && sp <= stack_max) {
+    while (good < n) {
         Addr slot = scratch_sps[good] - sizeof(Addr);
         if (slot < sp || slot + sizeof(Addr) > stack_max ||
             *reinterpret_cast<const Addr*>(slot) != scratch_ips[good] + 1)
@@ -94,11 +104,7 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
         ++good;
     }
     n = good;
-    if (n > kCachedFrames) {
-        static void* no_payload;
-        no_payload = nullptr;
-        return CapturedStack{scratch_ips, n, &no_payload};
-    }
+    if (n > kCachedFrames) return CapturedStack{scratch_ips, n, &no_payload};
     Entry& e = set.ways[set.next];
     set.next = (set.next + 1) % kWays;
     e.payload = nullptr;

@@ -82,6 +82,15 @@ class Records(TestCase):
         self.assertEqual(sum(s["allocated_blocks"] for s in scratch), 4 * 2000)
         self.assertEqual(sum(s["live_blocks"] for s in scratch), 0)
 
+    def test_allocations_on_a_coroutine_stack(self):
+        r = run([program("coroutine")])
+        self.assertEqual(r.rc, 0, r.log)
+        line = source_line("tests/regress/coroutine.c", "CO_ALLOC_HERE")
+        sites = sites_at(r.report, file="coroutine.c", line=line)
+        self.assertEqual(sum(s["live_blocks"] for s in sites), 1000)
+        for s in sites:
+            self.assertEqual(s["frames"][0]["function"], "body")
+
     def test_report_on_request_mid_run(self):
         r = run([program("report_midrun")])
         self.assertEqual(r.rc, 0, r.log)
