@@ -40,6 +40,10 @@ void analyse(Analysis* a) {
     p.warmup_buckets = a->warmup_buckets;
     p.mark_warmup = clo.mark_warmup;
     a->growth = static_cast<Growth*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(Growth)));
+    a->growth_class =
+        static_cast<SiteClass*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(SiteClass)));
+    a->leaks = clo.leak_check == LeakCheck::no ? nullptr : leak_scan_last();
+    a->class_suppressed_by = a->leak_suppressed_by = nullptr;
     for (UInt k = 0; k < 4; ++k)
         a->sites_in[k] = a->bytes_in[k] = 0;
     i64 scratch[kBuckets];
@@ -47,6 +51,10 @@ void analyse(Analysis* a) {
         const Site* s = site_at(id);
         const i64* marks = a->n_mark_buckets ? mark_levels(s, a->n_mark_buckets, scratch) : nullptr;
         a->growth[id] = classify(s->clock.live_end, a->n_buckets, marks, a->n_mark_buckets, p);
+        a->growth_class[id] = a->growth[id].cls;
+        if (a->leaks && id < a->leaks->n_sites &&
+            a->leaks->sites[id].bytes[kDefinite] + a->leaks->sites[id].bytes[kIndirect] > 0)
+            a->growth[id].cls = SiteClass::leaked;
         UInt k = static_cast<UInt>(a->growth[id].cls);
         a->sites_in[k]++;
         a->bytes_in[k] += static_cast<ULong>(s->clock.live);
@@ -55,7 +63,9 @@ void analyse(Analysis* a) {
 
 void analysis_release(Analysis* a) {
     VG_(free)(a->growth);
+    VG_(free)(a->growth_class);
     a->growth = nullptr;
+    a->growth_class = nullptr;
 }
 
 } // namespace mg

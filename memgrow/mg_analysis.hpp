@@ -2,13 +2,21 @@
 // between the tool's records and the shared rules in core/classify.hpp.
 #pragma once
 
+#include "mg_leak.hpp"
 #include "mg_sites.hpp"
 #include "../core/classify.hpp"
 
 namespace mg {
 
 struct Analysis {
-    Growth* growth; // by site id
+    Growth* growth;          // by site id; growth[id].cls is the site's class
+    SiteClass* growth_class; // by site id: the class its history alone gives
+    const LeakScan* leaks;   // the last leak scan; null with --leak-check=no
+    // By site id, the name of the suppression that silences the site's
+    // class, and its lost blocks (memgrow:Leaked); null when none matches.
+    // The arrays are null when no suppression of that use is loaded.
+    const HChar** class_suppressed_by;
+    const HChar** leak_suppressed_by;
     UInt n_sites;
     UInt n_buckets; // length of every site's series
     UInt warmup_buckets;
@@ -19,7 +27,9 @@ struct Analysis {
     ULong bytes_in[4];
 };
 
-// Brings all series up to date and classifies every site.
+// Brings all series up to date and classifies every site: leaked when the
+// last leak scan found some of its blocks definitely or indirectly lost,
+// else by its history.
 void analyse(Analysis* a);
 void analysis_release(Analysis* a);
 

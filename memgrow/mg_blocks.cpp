@@ -61,6 +61,10 @@ void block_dispose(Block* b) {
     VG_(freeEltPA)(block_pool, b);
 }
 
+Block** blocks_snapshot(Table t, UInt* n) {
+    return reinterpret_cast<Block**>(VG_(HT_to_array)(tables[static_cast<UInt>(t)], n));
+}
+
 void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&)) {
     if (f.size > clo.quarantine_bytes) {
         release(f);

@@ -40,6 +40,8 @@ Block* block_find(Table t, Addr addr);
 // Removes the block from its table; the caller releases it with block_dispose.
 Block* block_remove(Table t, Addr addr);
 void block_dispose(Block* b);
+// Every live block of a table, in no order (VG_(malloc)ed; null when none).
+Block** blocks_snapshot(Table t, UInt* n);
 
 // Holds a freed host block back from reuse; `release` is called for each
 // block that leaves the quarantine to make room (possibly f itself, when it

@@ -2,6 +2,7 @@
 #include "mg_blocks.hpp"
 #include "mg_errors.hpp"
 #include "mg_heap.hpp"
+#include "mg_leak.hpp"
 #include "mg_options.hpp"
 #include "mg_requests.hpp"
 #include "mg_stacks.hpp"
@@ -74,6 +75,11 @@ void pre_clo_init() {
     errors_init();
     sites_init();
     blocks_init();
+    leak_init();
+    // Let glibc and libstdc++ free their own allocations at exit, as under
+    // memcheck, so the leak scan's counts compare with memcheck's.
+    VG_(needs_libc_freeres)();
+    VG_(needs_cxx_freeres)();
     VG_(atfork)(nullptr, nullptr, at_fork_child);
 }
 

@@ -1,4 +1,6 @@
 #include "mg_options.hpp"
+#include "../core/classify.hpp"
+#include "../core/reachability.hpp"
 
 namespace mg {
 
@@ -15,6 +17,25 @@ const HChar* time_unit_name(TimeUnit u) {
     default:
         return "B";
     }
+}
+
+static_assert(Options{}.heuristics == reach::kAllHeuristics, "default: every heuristic");
+static_assert(Options{}.errors_for == ((1u << static_cast<UInt>(SiteClass::leaked)) |
+                                       (1u << static_cast<UInt>(SiteClass::growing))),
+              "default: leaked and growing sites are errors");
+
+const HChar* leak_kind_name(UInt k) {
+    const HChar* const names[kLeakKinds] = {"definite", "indirect", "possible", "reachable"};
+    return k < kLeakKinds ? names[k] : "?";
+}
+
+// Comma-separated sets, "all" and "none" (memcheck's spelling). A "-" token
+// holds a bit no name sets.
+static Bool parse_set(const HChar* arg, const HChar* val, const HChar* tokens, UInt* out) {
+    if (VG_(parse_enum_set)(tokens, True, val, out)) return True;
+    if (tokens[0] == '-' && tokens[1] == ',') tokens += 2;
+    VG_(fmsg_bad_option)(arg, "expected a comma-separated list of %s, or all or none\n", tokens);
+    return False;
 }
 
 // --warmup=P% (share of the clock) or --warmup=N (clock units).
@@ -60,6 +81,22 @@ Bool process_option(const HChar* arg) {
     } else if VG_BINT_CLO (arg, "--mark-warmup", clo.mark_warmup, 0, 1000000) {
     } else if VG_BINT_CLO (arg, "--top", clo.top, 0, 100000) {
     } else if VG_BINT_CLO (arg, "--quarantine-bytes", clo.quarantine_bytes, 0, 1ull << 40) {
+    } else if VG_STR_CLO (arg, "--leak-check", str) {
+        if VG_STREQ (str, "no")
+            clo.leak_check = LeakCheck::no;
+        else if VG_STREQ (str, "summary")
+            clo.leak_check = LeakCheck::summary;
+        else if (VG_STREQ(str, "full") || VG_STREQ(str, "yes"))
+            clo.leak_check = LeakCheck::full;
+        else
+            VG_(fmsg_bad_option)(arg, "expected no, summary or full\n");
+    } else if VG_STR_CLO (arg, "--show-leak-kinds", str) {
+        return parse_set(arg, str, "definite,indirect,possible,reachable", &clo.show_leak_kinds);
+    } else if VG_STR_CLO (arg, "--leak-check-heuristics", str) {
+        return parse_set(arg, str, "-,stdstring,length64,newarray,multipleinheritance,cpython",
+                         &clo.heuristics);
+    } else if VG_STR_CLO (arg, "--errors-for", str) {
+        return parse_set(arg, str, "stable,plateau,growing,leaked", &clo.errors_for);
     } else {
         return False;
     }
@@ -79,7 +116,17 @@ void print_usage() {
      "    --mark-warmup=<n>         repetitions (mark to mark) ignored by the per-mark\n"
      "                              rule [1]\n"
      "    --top=<n>                 sites shown per class in the summary [5]\n"
-     "    --quarantine-bytes=<n>    freed bytes held back to detect double frees [4194304]\n");
+     "    --quarantine-bytes=<n>    freed bytes held back to detect double frees [4194304]\n"
+     "    --leak-check=no|summary|full  scan for unreachable blocks at exit and on\n"
+     "                              request; full lists the loss records [full]\n"
+     "    --show-leak-kinds=kind1,kind2,.. loss records listed: definite indirect\n"
+     "                              possible reachable, all or none [definite,possible]\n"
+     "    --leak-check-heuristics=heur1,heur2,... interior pointers that count as\n"
+     "                              pointers to a block's start: stdstring length64\n"
+     "                              newarray multipleinheritance cpython, all or none [all]\n"
+     "    --errors-for=class1,...   site classes counted as errors (--error-exitcode):\n"
+     "                              leaked growing plateau stable, all or none\n"
+     "                              [leaked,growing]\n");
 }
 
 void print_debug_usage() {

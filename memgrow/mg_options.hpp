@@ -6,6 +6,13 @@
 namespace mg {
 
 enum class TimeUnit : UChar { bytes, instructions, millis };
+enum class LeakCheck : UChar { no, summary, full };
+
+// Leak kinds (--show-leak-kinds), memcheck's names and order.
+enum LeakKind : UInt { kDefinite = 0, kIndirect, kPossible, kReachable, kLeakKinds };
+constexpr UInt leak_kind_bit(LeakKind k) {
+    return 1u << k;
+}
 
 struct Options {
     const HChar* json_file = "memgrow.out.%p.json";
@@ -17,6 +24,10 @@ struct Options {
     UInt mark_warmup = 1;                // per-mark deltas ignored by the refleak rule
     Int top = 5;                         // sites per class in the log summary
     ULong quarantine_bytes = 4ull << 20; // freed bytes held back to catch double frees
+    LeakCheck leak_check = LeakCheck::full;
+    UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
+    UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
+    UInt errors_for = 0xc;  // bits of SiteClass: leaked and growing
 };
 
 extern Options clo;
@@ -25,6 +36,7 @@ extern Options clo;
 extern bool json_file_existed_at_start;
 
 const HChar* time_unit_name(TimeUnit u); // "B", "i" or "ms"
+const HChar* leak_kind_name(UInt k);     // "definite", "indirect", "possible", "reachable"
 Bool process_option(const HChar* arg);
 void print_usage();
 void print_debug_usage();

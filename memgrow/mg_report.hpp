@@ -11,6 +11,12 @@ namespace mg {
 bool write_json_report(const HChar* path, const Analysis& a);
 
 void print_summary(const Analysis& a);
+// Loss records (--leak-check=full, --show-leak-kinds) and the LEAK SUMMARY;
+// with deltas, only what is new or increased since the previous scan.
+void print_leaks(const Analysis& a, bool deltas);
+// Lost bytes and blocks of the sites whose loss records are suppressed, by
+// leak kind, and their sum at [kLeakKinds].
+void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks);
 
 // The report file name for this process. Without %p in the pattern, a
 // forked child, or a process finding the --json-file name written by another

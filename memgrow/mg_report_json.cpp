@@ -124,6 +124,62 @@ void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int wh
     w.end_array();
 }
 
+// What the leak scan found of the site's blocks: bytes by kind under
+// "lost" (the contract), blocks by kind beside it.
+void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
+    static const SiteLeak none{};
+    const SiteLeak& l = id < a.leaks->n_sites ? a.leaks->sites[id] : none;
+    for (int blocks = 0; blocks < 2; ++blocks) {
+        w.key(blocks ? "lost_blocks" : "lost");
+        w.begin_object();
+        for (UInt k = 0; k < kReachable; ++k)
+            w.member_u(leak_kind_name(k), blocks ? l.blocks[k] : l.bytes[k]);
+        w.end_object();
+    }
+    w.member_u("reachable_bytes", l.bytes[kReachable]);
+    w.member_u("indirect_through", l.indirect_through);
+    const HChar* supp = a.leak_suppressed_by ? a.leak_suppressed_by[id] : nullptr;
+    w.member_bool("lost_suppressed", supp != nullptr);
+}
+
+// The scan's totals, memcheck's LEAK SUMMARY: bytes and blocks by kind, the
+// suppressed ones apart, and what the heuristics made reachable.
+void write_leak_check(JsonWriter& w, const Analysis& a) {
+    const LeakScan* scan = a.leaks;
+    ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1];
+    suppressed_totals(scan, a, sup, sup_blocks);
+    w.key("leak_check");
+    w.begin_object();
+    w.member("mode", clo.leak_check == LeakCheck::full ? "full" : "summary");
+    w.member_u("scans", scan->number);
+    w.member_u("scanned_bytes", scan->scanned_bytes);
+    w.key("heuristics");
+    w.begin_array();
+    for (UInt h = 1; h < reach::kHeuristicCount; ++h)
+        if (clo.heuristics & (1u << h)) w.string(reach::heuristic_name(h));
+    w.end_array();
+    for (UInt k = 0; k <= kLeakKinds; ++k) {
+        w.key(k == kLeakKinds ? "suppressed" : leak_kind_name(k));
+        w.begin_object();
+        bool total = k == kLeakKinds;
+        w.member_u("bytes", total ? sup[k] : scan->bytes[k] - sup[k]);
+        w.member_u("blocks", total ? sup_blocks[k] : scan->blocks[k] - sup_blocks[k]);
+        w.end_object();
+    }
+    w.key("reachable_via_heuristic");
+    w.begin_object();
+    for (UInt h = 1; h < reach::kHeuristicCount; ++h) {
+        if (!scan->heuristic_blocks[h]) continue;
+        w.key(reach::heuristic_name(h));
+        w.begin_object();
+        w.member_u("bytes", scan->heuristic_bytes[h]);
+        w.member_u("blocks", scan->heuristic_blocks[h]);
+        w.end_object();
+    }
+    w.end_object();
+    w.end_object();
+}
+
 void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     const Growth& g = a.growth[s->id];
     w.begin_object();
@@ -138,7 +194,10 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     w.member_u("allocated_blocks", s->allocated_blocks);
     w.member_u("at_exit_bytes", s->live_bytes_now);
     w.member_u("at_exit_blocks", s->live_blocks_now);
-    w.member_bool("suppressed", false);
+    const HChar* supp = a.class_suppressed_by ? a.class_suppressed_by[s->id] : nullptr;
+    w.member_bool("suppressed", supp != nullptr);
+    if (supp) w.member("suppression", supp);
+    if (a.leaks) write_site_leaks(w, s->id, a);
     write_growth(w, g, a);
     write_series(w, "series", s, a.n_buckets, 0);
     write_series(w, "allocated_series", s, a.n_buckets, 1);
@@ -233,6 +292,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.member_u("per_bucket", tl.marks.width);
     w.end_object();
     write_buckets(w, a);
+    if (a.leaks) write_leak_check(w, a);
     w.key("sites");
     w.begin_array();
     for (UInt id = 0; id < a.n_sites; ++id)

@@ -99,6 +99,8 @@ void print_summary(const Analysis& a) {
     VG_(umsg)
     ("    live then: %'llu bytes in %'llu blocks, %'u allocation sites\n", live, blocks, a.n_sites);
     VG_(umsg)("    still allocated at exit: %'llu bytes\n", now);
+    if (a.leaks)
+        VG_(umsg)("       leaked: %'llu sites, %'llu bytes\n", a.sites_in[3], a.bytes_in[3]);
     VG_(umsg)("      growing: %'llu sites, %'llu bytes\n", a.sites_in[2], a.bytes_in[2]);
     VG_(umsg)("      plateau: %'llu sites, %'llu bytes\n", a.sites_in[1], a.bytes_in[1]);
     VG_(umsg)("       stable: %'llu sites, %'llu bytes\n", a.sites_in[0], a.bytes_in[0]);

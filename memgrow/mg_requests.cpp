@@ -58,9 +58,13 @@ UWord device_free(UWord addr) {
 } // namespace
 
 bool report_now(const HChar* pattern, bool summary) {
+    if (clo.leak_check != LeakCheck::no) leak_scan();
     Analysis a;
     analyse(&a);
-    if (summary) print_summary(a);
+    if (summary) {
+        print_leaks(a, false);
+        print_summary(a);
+    }
     HChar* path = report_file_name(pattern, forked_child);
     bool ok = write_json_report(path, a);
     if (ok && summary) VG_(umsg)("memgrow: JSON report written to %s\n", path);

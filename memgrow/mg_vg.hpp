@@ -5,6 +5,7 @@
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"
 extern "C" {
+#include "pub_tool_aspacehl.h"
 #include "pub_tool_aspacemgr.h"
 #include "pub_tool_clientstate.h"
 #include "pub_tool_debuginfo.h"
@@ -16,11 +17,15 @@ extern "C" {
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
 #include "pub_tool_libcproc.h"
+#include "pub_tool_libcsetjmp.h"
+#include "pub_tool_libcsignal.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
 #include "pub_tool_poolalloc.h"
 #include "pub_tool_replacemalloc.h"
+#include "pub_tool_seqmatch.h"
+#include "pub_tool_signals.h"
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
@@ -31,3 +36,10 @@ extern "C" {
 extern "C" const HChar* VG_(strerror)(UWord errnum);
 extern "C" Addr* VG_(get_ExeContext_StackTrace)(const ExeContext* e);
 extern "C" Bool VG_(clo_read_inline_info);
+// The core's suppression files (--suppressions, default.supp) and options
+// it owns: memgrow adds its shipped files to the list and matches its class
+// suppressions itself (Python frames are not in the core's stacks).
+extern "C" XArray* VG_(clo_suppressions);
+extern "C" void VG_(add_suppression_file)(const HChar* filename);
+extern "C" Bool VG_(clo_default_supp);
+extern "C" Int VG_(clo_gen_suppressions);

@@ -1,0 +1,269 @@
+// The leak scan's graph walk, with memcheck's semantics: which heap blocks
+// are reachable from the roots, which only through interior pointers, and
+// which are lost (definitely: nothing points at them; indirectly: only lost
+// blocks do). Header-only so that the rules are tested natively; the tool
+// supplies the memory (client pages it has checked, a fault catcher).
+//
+// The walk follows memcheck 3.19's (mc_leakcheck.c) step for step, because
+// its byte counts are the reference users compare against:
+// - roots are words of non-heap memory and registers; a word that points at
+//   a block's start (or inside it, if a heuristic accepts the interior
+//   pointer) makes the block reachable, any other interior pointer makes it
+//   possibly reachable, and blocks are rescanned whenever their state rises;
+// - then every block left unreached, in address order, leads a "clique": the
+//   unreached blocks it reaches are indirectly lost and their bytes are
+//   charged to it; a later leader reached this way joins the clique.
+#pragma once
+
+#include "types.hpp"
+
+namespace mg::reach {
+
+enum class State : u8 { unreached, possible, reachable, indirect };
+
+// Interior-pointer heuristics: memcheck's four, plus CPython's objects,
+// whose pointer lies past the GC header (and the pre-header of objects
+// with a managed dict).
+enum Heuristic : u8 {
+    kNoHeuristic = 0,
+    kStdString,
+    kLength64,
+    kNewArray,
+    kMultipleInheritance,
+    kCPython,
+    kHeuristicCount
+};
+constexpr u32 heuristic_bit(Heuristic h) {
+    return 1u << h;
+}
+constexpr u32 kAllHeuristics = heuristic_bit(kStdString) | heuristic_bit(kLength64) |
+                               heuristic_bit(kNewArray) | heuristic_bit(kMultipleInheritance) |
+                               heuristic_bit(kCPython);
+
+inline const char* heuristic_name(u32 h) {
+    switch (h) {
+    case kStdString:
+        return "stdstring";
+    case kLength64:
+        return "length64";
+    case kNewArray:
+        return "newarray";
+    case kMultipleInheritance:
+        return "multipleinheritance";
+    case kCPython:
+        return "cpython";
+    default:
+        return "none";
+    }
+}
+
+// A heap block; the scanner's input is sorted by address, not overlapping.
+struct Block {
+    usize addr;
+    usize size;
+};
+
+// What the walk found for each block (by index in the block array).
+struct Mark {
+    State state;
+    bool pending;   // on the mark stack
+    u8 heuristic;   // reachable only through this heuristic (kNoHeuristic otherwise)
+    usize indirect; // unreached (a clique leader): bytes lost through it;
+                    // indirect: the block through which it was found
+};
+
+constexpr usize kWord = sizeof(usize);
+constexpr usize kPage = 4096;
+
+// Memory must provide (all addresses word-aligned where a word is read):
+//   template <class F> void for_each_word(usize lo, usize hi, F f);
+//       calls f(value) for each readable aligned word in [lo, hi)
+//   bool read_word(usize addr, usize* out);       false when unreadable
+//   bool in_readable_file(usize a, usize* end);    a is in a readable file
+//       mapping ending at *end (inclusive)
+//   bool in_code(usize a);                         a is in an executable
+//       file mapping
+template <class Memory> class Scanner {
+  public:
+    // marks and stack have n entries each, owned by the caller.
+    Scanner(const Block* blocks, u32 n, Mark* marks, u32* stack, u32 heuristics, Memory& mem)
+        : blocks_(blocks), n_(n), marks_(marks), stack_(stack), heuristics_(heuristics), mem_(mem) {
+        for (u32 i = 0; i < n; ++i)
+            marks_[i] = Mark{State::unreached, false, kNoHeuristic, 0};
+        if (n) {
+            lo_ = blocks[0].addr;
+            hi_ = blocks[n - 1].addr + (blocks[n - 1].size ? blocks[n - 1].size : 1);
+        }
+    }
+
+    // A root range of non-heap memory, [lo, hi).
+    void scan_root_range(usize lo, usize hi) {
+        mem_.for_each_word(lo, hi, [this](usize v) { reach(v, true); });
+    }
+    void root_word(usize v) { reach(v, true); }
+
+    // Traces everything the roots reach, then groups the lost blocks.
+    void finish() {
+        process(-1);
+        for (u32 i = 0; i < n_; ++i) {
+            if (marks_[i].state != State::unreached) continue;
+            push(i);
+            process(static_cast<long>(i));
+        }
+    }
+
+    // The block containing ptr, or -1. Zero-sized blocks count as one byte
+    // (as memcheck does), or a pointer to them could never reach them.
+    long find(usize ptr) const {
+        if (ptr < lo_ || ptr >= hi_) return -1;
+        long lo = 0, hi = static_cast<long>(n_) - 1;
+        while (lo <= hi) {
+            long mid = (lo + hi) / 2;
+            usize start = blocks_[mid].addr;
+            usize end = start + (blocks_[mid].size ? blocks_[mid].size : 1);
+            if (ptr < start)
+                hi = mid - 1;
+            else if (ptr >= end)
+                lo = mid + 1;
+            else
+                return mid;
+        }
+        return -1;
+    }
+
+    // Which heuristic accepts ptr, an interior pointer of block b.
+    u8 heuristic_for(usize ptr, const Block& b) {
+        usize w0, w1;
+        if ((heuristics_ & heuristic_bit(kStdString)) && ptr == b.addr + 3 * kWord &&
+            mem_.read_word(b.addr + kWord, &w1) && 3 * kWord + w1 + 1 == b.size &&
+            mem_.read_word(b.addr, &w0) && w0 <= w1)
+            return kStdString; // [length][capacity][refcount] chars '\0'
+        if ((heuristics_ & heuristic_bit(kLength64)) && ptr == b.addr + 8 &&
+            mem_.read_word(b.addr, &w0) && w0 > 0 && b.size - 8 == w0)
+            return kLength64; // [size of the rest] data (sqlite)
+        if ((heuristics_ & heuristic_bit(kNewArray)) && ptr == b.addr + kWord &&
+            mem_.read_word(b.addr, &w0) && w0 > 0 && (b.size - kWord) % w0 == 0)
+            return kNewArray; // [element count] elements with destructors
+        if ((heuristics_ & heuristic_bit(kMultipleInheritance)) && ptr % kWord == 0 &&
+            mem_.read_word(ptr, &w1) && w1 % kWord == 0 && w1 >= kPage &&
+            mem_.read_word(b.addr, &w0) && w0 % kWord == 0 && w0 >= kPage && is_vtable(w1) &&
+            is_vtable(w0))
+            return kMultipleInheritance; // a second base's vtable pointer
+        if ((heuristics_ & heuristic_bit(kCPython)) && looks_like_python_object(ptr, b))
+            return kCPython;
+        return kNoHeuristic;
+    }
+
+  private:
+    void push(u32 i) {
+        if (marks_[i].pending) return;
+        marks_[i].pending = true;
+        stack_[top_++] = i;
+    }
+
+    // A root word or a word of a block reached from the roots.
+    void reach(usize ptr, bool prior_definite) {
+        long i = find(ptr);
+        if (i < 0) return;
+        Mark& m = marks_[i];
+        const Block& b = blocks_[i];
+        if (m.state == State::reachable) {
+            // Now reached directly: no heuristic is needed for it any more.
+            if (m.heuristic && ptr == b.addr) m.heuristic = kNoHeuristic;
+            return;
+        }
+        bool start = ptr == b.addr;
+        if (!start && heuristics_) {
+            m.heuristic = heuristic_for(ptr, b);
+            start = m.heuristic != kNoHeuristic;
+        }
+        if (start && prior_definite) {
+            m.state = State::reachable;
+            push(static_cast<u32>(i)); // rescan: what it points at rises too
+        } else if (m.state == State::unreached) {
+            m.state = State::possible;
+            push(static_cast<u32>(i));
+        }
+    }
+
+    // A word of a lost block: unreached blocks it reaches join the clique.
+    void join_clique(usize ptr, u32 leader, u32 through) {
+        long i = find(ptr);
+        if (i < 0 || static_cast<u32>(i) == leader) return;
+        Mark& m = marks_[i];
+        if (m.state != State::unreached) return;
+        push(static_cast<u32>(i));
+        // A former leader brings the bytes lost through it along.
+        marks_[leader].indirect += blocks_[i].size + m.indirect;
+        m.state = State::indirect;
+        m.indirect = through;
+    }
+
+    // Scans the blocks on the mark stack until it is empty; clique < 0 while
+    // tracing from the roots.
+    void process(long clique) {
+        while (top_) {
+            u32 i = stack_[--top_];
+            marks_[i].pending = false;
+            const Block& b = blocks_[i];
+            if (clique < 0) {
+                bool definite = marks_[i].state != State::possible;
+                mem_.for_each_word(b.addr, b.addr + b.size,
+                                   [this, definite](usize v) { reach(v, definite); });
+            } else {
+                u32 leader = static_cast<u32>(clique);
+                mem_.for_each_word(b.addr, b.addr + b.size,
+                                   [this, leader, i](usize v) { join_clique(v, leader, i); });
+            }
+        }
+    }
+
+    // memcheck's test: a table of at least two function pointers (nulls
+    // allowed) in a readable file mapping, within its first 20 words.
+    bool is_vtable(usize a) {
+        usize seg_end;
+        if (!mem_.in_readable_file(a, &seg_end)) return false;
+        usize last = a + 20 * kWord;
+        if (last > seg_end - kWord) last = seg_end - kWord;
+        u32 fns = 0;
+        for (usize p = a; p <= last; p += kWord) {
+            usize fn;
+            if (!mem_.read_word(p, &fn)) return false;
+            if (!fn) continue;
+            if (!mem_.in_code(fn)) return false;
+            if (++fns == 2) return true;
+        }
+        return false;
+    }
+
+    // CPython allocates a GC object's header (16 bytes), and before 3.13 a
+    // managed-dict pre-header (16 more), in front of the object; containers
+    // point at the object. Accept such a pointer when it leads to a plausible
+    // object: a reference count, and a type whose chain of types reaches a
+    // type that is its own type (`type`) within a few steps.
+    bool looks_like_python_object(usize ptr, const Block& b) {
+        usize off = ptr - b.addr;
+        if ((off != 16 && off != 32) || b.size < off + 2 * kWord) return false;
+        usize refcnt, type;
+        if (!mem_.read_word(ptr, &refcnt) || refcnt == 0) return false;
+        if (!mem_.read_word(ptr + kWord, &type)) return false;
+        for (int hop = 0; hop < 4; ++hop) {
+            usize meta;
+            if (type == 0 || type % kWord || !mem_.read_word(type + kWord, &meta)) return false;
+            if (meta == type) return true;
+            type = meta;
+        }
+        return false;
+    }
+
+    const Block* blocks_;
+    u32 n_;
+    Mark* marks_;
+    u32* stack_;
+    u32 top_ = 0;
+    u32 heuristics_;
+    Memory& mem_;
+    usize lo_ = 0, hi_ = 0;
+};
+
+} // namespace mg::reach

@@ -1,0 +1,270 @@
+#include "mg_leak.hpp"
+#include "mg_blocks.hpp"
+
+namespace mg {
+
+namespace {
+
+constexpr usize kWord = reach::kWord;
+constexpr usize kPage = reach::kPage;
+// Below the stack pointer, the ABI lets a function use this many bytes
+// without moving it; memcheck keeps them addressable, so they are roots.
+constexpr Addr kStackRedzone = 128;
+
+VG_MINIMAL_JMP_BUF(scan_jmp);
+VG_MINIMAL_JMP_BUF(read_jmp);
+volatile Addr fault_addr;
+
+// A fault catcher runs in a signal handler: unmask the signal before
+// jumping out of it, or the next fault kills the process.
+void unmask(Int sig) {
+    vki_sigset_t mask;
+    VG_(sigprocmask)(VKI_SIG_SETMASK, nullptr, &mask);
+    VG_(sigdelset)(&mask, sig);
+    VG_(sigprocmask)(VKI_SIG_SETMASK, &mask, nullptr);
+}
+
+void on_scan_fault(Int sig, Addr a) {
+    unmask(sig);
+    if (sig != VKI_SIGSEGV && sig != VKI_SIGBUS) return;
+    fault_addr = a;
+    VG_MINIMAL_LONGJMP(scan_jmp);
+}
+
+void on_read_fault(Int sig, Addr) {
+    unmask(sig);
+    if (sig == VKI_SIGSEGV || sig == VKI_SIGBUS) VG_MINIMAL_LONGJMP(read_jmp);
+}
+
+// Client memory as the scanner reads it: only pages the address space
+// manager says the client can read, and a fault catcher for a page it is
+// wrong about (a mapping changed behind its back).
+struct ClientMemory {
+    ULong scanned = 0;
+
+    template <class F> void for_each_word(usize lo, usize hi, F f) {
+        usize begin = (lo + kWord - 1) & ~(kWord - 1);
+        usize end = hi & ~(kWord - 1);
+        if (begin >= end) return;
+        volatile usize resume = begin;
+        fault_catcher_t prev = VG_(set_fault_catcher)(on_scan_fault);
+        if (VG_MINIMAL_SETJMP(scan_jmp) != 0) resume = (fault_addr & ~(kPage - 1)) + kPage;
+        for (usize p = resume; p < end;) {
+            usize page_end = (p & ~(kPage - 1)) + kPage;
+            if (page_end > end) page_end = end;
+            resume = p;
+            if (VG_(am_is_valid_for_client)(p, kWord, VKI_PROT_READ)) {
+                scanned += page_end - p;
+                for (; p < page_end; p += kWord)
+                    f(*reinterpret_cast<const volatile usize*>(p));
+            }
+            p = page_end;
+        }
+        VG_(set_fault_catcher)(prev);
+    }
+
+    bool read_word(usize a, usize* out) {
+        if (a % kWord || !VG_(am_is_valid_for_client)(a, kWord, VKI_PROT_READ)) return false;
+        fault_catcher_t prev = VG_(set_fault_catcher)(on_read_fault);
+        if (VG_MINIMAL_SETJMP(read_jmp) != 0) {
+            VG_(set_fault_catcher)(prev);
+            return false;
+        }
+        *out = *reinterpret_cast<const volatile usize*>(a);
+        VG_(set_fault_catcher)(prev);
+        return true;
+    }
+
+    bool in_readable_file(usize a, usize* end) {
+        const NSegment* seg = VG_(am_find_nsegment)(a);
+        if (!seg || seg->kind != SkFileC || !seg->hasR) return false;
+        *end = seg->end;
+        return true;
+    }
+
+    bool in_code(usize a) {
+        const NSegment* seg = VG_(am_find_nsegment)(a);
+        return seg && seg->kind == SkFileC && seg->hasT;
+    }
+};
+
+using Scanner = reach::Scanner<ClientMemory>;
+
+// Stack pointers: of live threads (from their registers, at each scan) and
+// of threads that have exited (their stacks may stay mapped, for reuse).
+Addr* dead_sp; // by thread id, 0 when none
+UInt n_dead_slots;
+
+void on_thread_exit(ThreadId tid) {
+    if (!dead_sp) {
+        n_dead_slots = VG_N_THREADS;
+        dead_sp = static_cast<Addr*>(VG_(calloc)("mg.leak.dead_sp", n_dead_slots, sizeof(Addr)));
+    }
+    if (tid < n_dead_slots) dead_sp[tid] = VG_(get_SP)(tid);
+}
+
+void on_thread_create(ThreadId, ThreadId child) {
+    if (dead_sp && child < n_dead_slots) dead_sp[child] = 0;
+}
+
+// The registers of every thread memcheck scans (live ones, and those told
+// to die by a thread that called exit), gathered before the memory roots
+// as memcheck does, and the stack pointers among them.
+struct Registers {
+    UWord* values;
+    UInt n, cap;
+    Addr* sps;
+    UInt n_sps;
+};
+Registers* regs_sink;
+
+void collect_register(ThreadId, const HChar* name, UWord value) {
+    Registers* r = regs_sink;
+    if (r->n < r->cap) r->values[r->n++] = value;
+    if (VG_STREQ(name, "RSP") && r->n_sps < VG_N_THREADS) r->sps[r->n_sps++] = value;
+}
+
+// Where a root segment's scan starts: a thread stack's memory below its
+// stack pointer (and the red zone) is dead frames, which memcheck marks
+// inaccessible; the lowest stack pointer inside the segment wins.
+Addr scan_floor(const NSegment* seg, const Registers& r) {
+    Addr floor = seg->start;
+    bool live_here = false;
+    for (UInt i = 0; i < r.n_sps; ++i) {
+        Addr sp = r.sps[i];
+        if (sp < seg->start || sp > seg->end) continue;
+        Addr f = sp - kStackRedzone > seg->start ? sp - kStackRedzone : seg->start;
+        if (!live_here || f < floor) floor = f;
+        live_here = true;
+    }
+    if (live_here) return floor;
+    for (UInt t = 0; dead_sp && t < n_dead_slots; ++t) {
+        Addr sp = dead_sp[t];
+        if (!sp || sp < seg->start || sp > seg->end) continue;
+        Addr f = sp - kStackRedzone > seg->start ? sp - kStackRedzone : seg->start;
+        if (floor == seg->start || f < floor) floor = f;
+    }
+    return floor;
+}
+
+// Non-heap client memory memcheck treats as roots: readable and writable
+// mappings that are not the client heap, except device files (reading one
+// can hang) other than /dev/zero.
+bool is_root_segment(const NSegment* seg) {
+    if (!seg->hasR || !seg->hasW || seg->isCH) return false;
+    if (seg->kind == SkFileC && (VKI_S_ISCHR(seg->mode) || VKI_S_ISBLK(seg->mode))) {
+        const HChar* name = VG_(am_get_filename)(seg);
+        return name && VG_STREQ(name, "/dev/zero");
+    }
+    return true;
+}
+
+void scan_roots(Scanner& scanner, const Registers& regs) {
+    Int n_starts = 0;
+    Addr* starts = VG_(get_segment_starts)(SkFileC | SkAnonC | SkShmC, &n_starts);
+    for (Int i = 0; i < n_starts; ++i) {
+        const NSegment* seg = VG_(am_find_nsegment)(starts[i]);
+        if (!seg || !is_root_segment(seg)) continue;
+        scanner.scan_root_range(scan_floor(seg, regs), seg->end + 1);
+    }
+    VG_(free)(starts);
+    for (UInt i = 0; i < regs.n; ++i)
+        scanner.root_word(regs.values[i]);
+}
+
+Int by_address(const void* x, const void* y) {
+    Addr a = (*static_cast<Block* const*>(x))->addr;
+    Addr b = (*static_cast<Block* const*>(y))->addr;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+LeakScan* scans[2]; // the last scan, the one before
+UInt n_scans;
+
+void release(LeakScan* s) {
+    if (!s) return;
+    VG_(free)(s->sites);
+    VG_(free)(s);
+}
+
+// Sums the walk's marks per site and per kind, memcheck's way: an
+// unreached block is definitely lost, and carries the bytes its clique lost.
+void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
+    for (UInt i = 0; i < n; ++i) {
+        const reach::Mark& m = marks[i];
+        UInt k = m.state == reach::State::unreached  ? kDefinite
+                 : m.state == reach::State::indirect ? kIndirect
+                 : m.state == reach::State::possible ? kPossible
+                                                     : kReachable;
+        SizeT size = blocks[i]->size;
+        SiteLeak& s = out->sites[blocks[i]->site->id];
+        s.bytes[k] += size, s.blocks[k]++;
+        out->bytes[k] += size, out->blocks[k]++;
+        if (k == kDefinite) s.indirect_through += m.indirect;
+        if (k == kReachable && m.heuristic)
+            out->heuristic_bytes[m.heuristic] += size, out->heuristic_blocks[m.heuristic]++;
+    }
+}
+
+} // namespace
+
+void leak_init() {
+    VG_(track_pre_thread_ll_exit)(on_thread_exit);
+    VG_(track_pre_thread_ll_create)(on_thread_create);
+}
+
+const LeakScan* leak_scan() {
+    UInt n = 0;
+    Block** blocks = blocks_snapshot(Table::host, &n);
+    if (n) VG_(ssort)(blocks, n, sizeof(Block*), by_address);
+
+    auto* view =
+        static_cast<reach::Block*>(VG_(malloc)("mg.leak.view", (n + 1) * sizeof(reach::Block)));
+    auto* marks =
+        static_cast<reach::Mark*>(VG_(malloc)("mg.leak.marks", (n + 1) * sizeof(reach::Mark)));
+    auto* stack = static_cast<u32*>(VG_(malloc)("mg.leak.stack", (n + 1) * sizeof(u32)));
+    for (UInt i = 0; i < n; ++i)
+        view[i] = reach::Block{blocks[i]->addr, blocks[i]->size};
+
+    Registers regs;
+    regs.cap = VG_N_THREADS * 32;
+    regs.values = static_cast<UWord*>(VG_(malloc)("mg.leak.regs", regs.cap * sizeof(UWord)));
+    regs.sps = static_cast<Addr*>(VG_(malloc)("mg.leak.sps", VG_N_THREADS * sizeof(Addr)));
+    regs.n = regs.n_sps = 0;
+    regs_sink = &regs;
+    VG_(apply_to_GP_regs)(collect_register);
+
+    ClientMemory mem;
+    Scanner scanner(view, n, marks, stack, clo.heuristics, mem);
+    scan_roots(scanner, regs);
+    scanner.finish();
+
+    auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
+    out->number = ++n_scans;
+    out->n_sites = site_count();
+    out->sites =
+        static_cast<SiteLeak*>(VG_(calloc)("mg.leak.sites", out->n_sites + 1, sizeof(SiteLeak)));
+    tally(out, blocks, marks, n);
+    out->scanned_bytes = mem.scanned;
+
+    VG_(free)(regs.values);
+    VG_(free)(regs.sps);
+    VG_(free)(stack);
+    VG_(free)(marks);
+    VG_(free)(view);
+    if (blocks) VG_(free)(blocks);
+    release(scans[1]);
+    scans[1] = scans[0];
+    scans[0] = out;
+    return out;
+}
+
+const LeakScan* leak_scan_last() {
+    return scans[0];
+}
+
+const LeakScan* leak_scan_previous() {
+    return scans[1];
+}
+
+} // namespace mg
