@@ -236,22 +236,29 @@ template <class Memory> class Scanner {
         return false;
     }
 
-    // CPython allocates a GC object's header (16 bytes), and before 3.13 a
-    // managed-dict pre-header (16 more), in front of the object; containers
-    // point at the object. Accept such a pointer when it leads to a plausible
-    // object: a reference count, and a type whose chain of types reaches a
-    // type that is its own type (`type`) within a few steps.
+    // CPython's interior pointers. A GC object is allocated with its GC
+    // header (16 bytes) and, before 3.13, a managed-dict pre-header (16 more)
+    // in front; containers point at the object. Accept such a pointer when
+    // it leads to an object: a type whose chain of types reaches, within a
+    // few steps, a type that is its own type (`type`). The reference count
+    // is not checked: objects on free lists have none. And a managed dict's
+    // values array (new_values) is handed out past a prefix whose last byte
+    // holds the prefix's size.
     bool looks_like_python_object(usize ptr, const Block& b) {
         usize off = ptr - b.addr;
-        if ((off != 16 && off != 32) || b.size < off + 2 * kWord) return false;
-        usize refcnt, type;
-        if (!mem_.read_word(ptr, &refcnt) || refcnt == 0) return false;
-        if (!mem_.read_word(ptr + kWord, &type)) return false;
-        for (int hop = 0; hop < 4; ++hop) {
-            usize meta;
-            if (type == 0 || type % kWord || !mem_.read_word(type + kWord, &meta)) return false;
-            if (meta == type) return true;
-            type = meta;
+        if ((off == 16 || off == 32) && b.size >= off + 2 * kWord) {
+            usize type;
+            if (!mem_.read_word(ptr + kWord, &type)) return false;
+            for (int hop = 0; hop < 4; ++hop) {
+                usize meta;
+                if (type == 0 || type % kWord || !mem_.read_word(type + kWord, &meta)) break;
+                if (meta == type) return true;
+                type = meta;
+            }
+        }
+        if (off % kWord == 0 && off < 256 && (b.size - off) % kWord == 0) {
+            usize last;
+            if (mem_.read_word(ptr - kWord, &last) && (last >> 56) == off) return true;
         }
         return false;
     }

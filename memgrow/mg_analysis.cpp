@@ -42,7 +42,7 @@ void analyse(Analysis* a) {
     a->growth = static_cast<Growth*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(Growth)));
     a->growth_class =
         static_cast<SiteClass*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(SiteClass)));
-    a->leaks = clo.leak_check == LeakCheck::no ? nullptr : leak_scan_last();
+    a->leaks = leak_scan_last(); // none with --leak-check=no, unless requested
     a->class_suppressed_by = a->leak_suppressed_by = nullptr;
     for (UInt k = 0; k < 4; ++k)
         a->sites_in[k] = a->bytes_in[k] = 0;

@@ -1,10 +1,16 @@
 #include "mg_errors.hpp"
+#include "mg_options.hpp"
 
 namespace mg {
 
 namespace {
 
-const HChar* const kKindNames[kErrorKinds] = {"InvalidFree", "DoubleFree", "MismatchedFree"};
+const HChar* const kKindNames[kErrorKinds] = {"InvalidFree", "DoubleFree", "MismatchedFree",
+                                              "Leaked",      "Growing",    "Plateau"};
+
+bool is_class_kind(UInt k) {
+    return k >= kLeaked && k < kErrorKinds;
+}
 
 const HChar* call_name(FreeCall c) {
     switch (c) {
@@ -106,8 +112,11 @@ Bool read_extra_suppression_info(Int, HChar**, SizeT*, Int*, Supp*) {
     return True;
 }
 
+// Class suppressions are matched by memgrow (mg_suppressions.cpp), on
+// stacks with Python frames the core does not see.
 Bool error_matches_suppression(const Error* err, const Supp* su) {
-    return static_cast<UInt>(VG_(get_supp_kind)(su)) == static_cast<UInt>(VG_(get_error_kind)(err));
+    UInt kind = static_cast<UInt>(VG_(get_error_kind)(err));
+    return !is_class_kind(kind) && static_cast<UInt>(VG_(get_supp_kind)(su)) == kind;
 }
 
 const HChar* get_error_name(const Error* err) {
@@ -148,6 +157,24 @@ ExeContext* site_exe_context(const Site* s) {
     for (UInt i = 0; i < s->n_frames && n < 264; ++i)
         if (!(s->frames[i] & kPythonFrameTag)) ips[n++] = s->frames[i];
     return n ? VG_(make_ExeContext_from_StackTrace)(ips, n) : nullptr;
+}
+
+void report_class_errors(const Analysis& a) {
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        SiteClass c = a.growth[id].cls;
+        if (!(clo.errors_for & (1u << static_cast<UInt>(c)))) continue;
+        if (a.class_suppressed_by && a.class_suppressed_by[id]) continue;
+        UInt kind = c == SiteClass::leaked    ? kLeaked
+                    : c == SiteClass::growing ? kGrowing
+                    : c == SiteClass::plateau ? kPlateau
+                                              : kErrorKinds;
+        if (kind == kErrorKinds) continue;
+        ExeContext* where = site_exe_context(site_at(id));
+        ErrorExtra extra{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+        VG_(unique_error)
+        (VG_(get_running_tid)(), kind, 0, nullptr, &extra, where ? where : VG_(null_ExeContext)(),
+         False /*print*/, False /*allow_db_attach*/, True /*count*/);
+    }
 }
 
 void report_invalid_free(ThreadId tid, Addr addr, FreeCall call) {

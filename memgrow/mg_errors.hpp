@@ -2,13 +2,25 @@
 // error summary, suppressible, --error-exitcode) and lists in the report.
 #pragma once
 
+#include "mg_analysis.hpp"
 #include "mg_blocks.hpp"
 
 namespace mg {
 
 // Names are the suppression kinds (memgrow:InvalidFree) and the report's
 // errors[].kind; never renamed, only extended.
-enum ErrorKind : UInt { kInvalidFree = 0, kDoubleFree, kMismatchedFree, kErrorKinds };
+// Leaked, Growing and Plateau are site classes counted as errors
+// (--errors-for) at exit: never printed as errors (the leak and growth
+// sections show them), suppressed by memgrow's own matcher.
+enum ErrorKind : UInt {
+    kInvalidFree = 0,
+    kDoubleFree,
+    kMismatchedFree,
+    kLeaked,
+    kGrowing,
+    kPlateau,
+    kErrorKinds
+};
 const HChar* error_kind_name(UInt kind);
 
 // The deallocating call, for messages and mismatch checks.
@@ -26,6 +38,10 @@ void errors_init();
 void report_invalid_free(ThreadId tid, Addr addr, FreeCall call);
 void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f);
 void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b);
+
+// Counts the sites whose class --errors-for names (and no suppression
+// silences) as errors, for --error-exitcode.
+void report_class_errors(const Analysis& a);
 
 // The stack of a site as an ExeContext (native frames), for error messages.
 ExeContext* site_exe_context(const Site* s);

@@ -7,9 +7,6 @@ namespace {
 
 constexpr usize kWord = reach::kWord;
 constexpr usize kPage = reach::kPage;
-// Below the stack pointer, the ABI lets a function use this many bytes
-// without moving it; memcheck keeps them addressable, so they are roots.
-constexpr Addr kStackRedzone = 128;
 
 VG_MINIMAL_JMP_BUF(scan_jmp);
 VG_MINIMAL_JMP_BUF(read_jmp);
@@ -125,24 +122,23 @@ void collect_register(ThreadId, const HChar* name, UWord value) {
 }
 
 // Where a root segment's scan starts: a thread stack's memory below its
-// stack pointer (and the red zone) is dead frames, which memcheck marks
-// inaccessible; the lowest stack pointer inside the segment wins.
+// stack pointer is dead frames, which memcheck marks inaccessible (and the
+// ABI's red zone just below it undefined, so it does not scan that either);
+// the lowest stack pointer inside the segment wins.
 Addr scan_floor(const NSegment* seg, const Registers& r) {
     Addr floor = seg->start;
     bool live_here = false;
     for (UInt i = 0; i < r.n_sps; ++i) {
         Addr sp = r.sps[i];
         if (sp < seg->start || sp > seg->end) continue;
-        Addr f = sp - kStackRedzone > seg->start ? sp - kStackRedzone : seg->start;
-        if (!live_here || f < floor) floor = f;
+        if (!live_here || sp < floor) floor = sp;
         live_here = true;
     }
     if (live_here) return floor;
     for (UInt t = 0; dead_sp && t < n_dead_slots; ++t) {
         Addr sp = dead_sp[t];
         if (!sp || sp < seg->start || sp > seg->end) continue;
-        Addr f = sp - kStackRedzone > seg->start ? sp - kStackRedzone : seg->start;
-        if (floor == seg->start || f < floor) floor = f;
+        if (floor == seg->start || sp < floor) floor = sp;
     }
     return floor;
 }
@@ -165,7 +161,11 @@ void scan_roots(Scanner& scanner, const Registers& regs) {
     for (Int i = 0; i < n_starts; ++i) {
         const NSegment* seg = VG_(am_find_nsegment)(starts[i]);
         if (!seg || !is_root_segment(seg)) continue;
-        scanner.scan_root_range(scan_floor(seg, regs), seg->end + 1);
+        Addr floor = scan_floor(seg, regs);
+        if (VG_(clo_verbosity) > 2)
+            VG_(dmsg)
+            ("memgrow: scanning root segment %#lx..%#lx from %#lx\n", seg->start, seg->end, floor);
+        scanner.scan_root_range(floor, seg->end + 1);
     }
     VG_(free)(starts);
     for (UInt i = 0; i < regs.n; ++i)

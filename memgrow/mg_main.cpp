@@ -46,7 +46,7 @@ void fini(Int /*exitcode*/) {
     // A process that dies of a signal or calls _exit never reaches exit():
     // its teardown is now.
     timeline_teardown(0);
-    report_now(clo.json_file, true);
+    report_now(clo.json_file, true, true);
     if (VG_(clo_verbosity) > 1) {
         StackCacheStats st = stack_cache_stats();
         VG_(umsg)

@@ -96,7 +96,7 @@ Bool process_option(const HChar* arg) {
         return parse_set(arg, str, "-,stdstring,length64,newarray,multipleinheritance,cpython",
                          &clo.heuristics);
     } else if VG_STR_CLO (arg, "--errors-for", str) {
-        return parse_set(arg, str, "stable,plateau,growing,leaked", &clo.errors_for);
+        return parse_set(arg, str, "-,plateau,growing,leaked", &clo.errors_for);
     } else {
         return False;
     }
@@ -125,7 +125,7 @@ void print_usage() {
      "                              pointers to a block's start: stdstring length64\n"
      "                              newarray multipleinheritance cpython, all or none [all]\n"
      "    --errors-for=class1,...   site classes counted as errors (--error-exitcode):\n"
-     "                              leaked growing plateau stable, all or none\n"
+     "                              leaked growing plateau, all or none\n"
      "                              [leaked,growing]\n");
 }
 

@@ -1,5 +1,6 @@
 #include "mg_requests.hpp"
 #include "mg_blocks.hpp"
+#include "mg_errors.hpp"
 #include "mg_options.hpp"
 #include "mg_report.hpp"
 #include "mg_timeline.hpp"
@@ -57,7 +58,7 @@ UWord device_free(UWord addr) {
 
 } // namespace
 
-bool report_now(const HChar* pattern, bool summary) {
+bool report_now(const HChar* pattern, bool summary, bool at_exit) {
     if (clo.leak_check != LeakCheck::no) leak_scan();
     Analysis a;
     analyse(&a);
@@ -65,6 +66,7 @@ bool report_now(const HChar* pattern, bool summary) {
         print_leaks(a, false);
         print_summary(a);
     }
+    if (at_exit) report_class_errors(a);
     HChar* path = report_file_name(pattern, forked_child);
     bool ok = write_json_report(path, a);
     if (ok && summary) VG_(umsg)("memgrow: JSON report written to %s\n", path);
@@ -73,7 +75,80 @@ bool report_now(const HChar* pattern, bool summary) {
     return ok;
 }
 
+ULong leak_check_now(bool only_increased, bool full) {
+    leak_scan();
+    Analysis a;
+    analyse(&a);
+    LeakCheck saved = clo.leak_check;
+    clo.leak_check = full ? LeakCheck::full : LeakCheck::summary;
+    print_leaks(a, only_increased);
+    clo.leak_check = saved;
+    ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1];
+    suppressed_totals(a.leaks, a, sup, sup_blocks);
+    ULong lost =
+        a.leaks->bytes[kDefinite] - sup[kDefinite] + a.leaks->bytes[kIndirect] - sup[kIndirect];
+    analysis_release(&a);
+    return lost;
+}
+
+namespace {
+
+bool word_is(const HChar* s, const HChar* w) {
+    return s && VG_STREQ(s, w);
+}
+
+// vgdb monitor commands: "monitor leak_check", "monitor report".
+bool monitor_command(const HChar* command) {
+    HChar buf[512];
+    VG_(strncpy)(buf, command, sizeof buf - 1);
+    buf[sizeof buf - 1] = 0;
+    HChar* save;
+    const HChar* word = VG_(strtok_r)(buf, " ", &save);
+    if (word_is(word, "help")) {
+        VG_(gdb_printf)
+        ("memgrow monitor commands:\n"
+         "  leak_check [full|summary] [increased|any]\n"
+         "        scan for leaks now; list the loss records that are new or\n"
+         "        increased since the previous scan [full increased]\n"
+         "  report [<file>]\n"
+         "        print the summary and write the JSON report now\n"
+         "        [--json-file]\n");
+        return true;
+    }
+    if (word_is(word, "leak_check")) {
+        bool full = true, increased = true;
+        while ((word = VG_(strtok_r)(nullptr, " ", &save))) {
+            if (word_is(word, "full"))
+                full = true;
+            else if (word_is(word, "summary"))
+                full = false;
+            else if (word_is(word, "increased"))
+                increased = true;
+            else if (word_is(word, "any"))
+                increased = false;
+            else {
+                VG_(gdb_printf)("leak_check: unknown argument '%s' (try: help)\n", word);
+                return true;
+            }
+        }
+        leak_check_now(increased, full);
+        return true;
+    }
+    if (word_is(word, "report")) {
+        const HChar* file = VG_(strtok_r)(nullptr, " ", &save);
+        report_now(file ? file : clo.json_file, true); // says where, or why not
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
 Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
+    if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {
+        *ret = monitor_command(reinterpret_cast<const HChar*>(args[1])) ? 1 : 0;
+        return True;
+    }
     if (!VG_IS_TOOL_USERREQ('M', 'G', args[0])) return False;
     HChar text[512];
     *ret = 0;
@@ -94,7 +169,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         break;
     }
     case VG_USERREQ__MEMGROW_LEAK_CHECK:
-        VG_(umsg)("memgrow: MEMGROW_LEAK_CHECK: this build has no leak scan yet\n");
+        *ret = leak_check_now(true, true);
         break;
     case VG_USERREQ__MEMGROW_TEARDOWN:
         if (timeline_teardown(static_cast<UInt>(args[1])) && VG_(clo_verbosity) > 1) VG_(umsg)

@@ -11,6 +11,7 @@ extern "C" {
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_errormgr.h"
 #include "pub_tool_execontext.h"
+#include "pub_tool_gdbserver.h"
 #include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"

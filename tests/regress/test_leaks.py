@@ -1,0 +1,311 @@
+"""memgrow's leak scan agrees with memcheck's, byte for byte.
+
+Each leak_*.c / leak_*.cpp program is one reachability case (definitely,
+indirectly, possibly lost, still reachable; roots in globals, thread stacks and
+registers; memcheck's heuristics). Every program runs under memcheck and under
+memgrow in the same test run; memgrow's lost totals must equal memcheck's, and
+both must equal the numbers the program was written to produce, so the test
+fails when both tools are wrong the same way.
+"""
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mgtest  # noqa: E402
+from mgtest import TestCase, frames_text, program, run, sites_at, source_line  # noqa: E402
+
+SRC = "tests/regress"
+LOST = ("definite", "indirect", "possible")
+KINDS = LOST + ("reachable", "suppressed")
+LABELS = {
+    "definitely lost": "definite",
+    "indirectly lost": "indirect",
+    "possibly lost": "possible",
+    "still reachable": "reachable",
+    "suppressed": "suppressed",
+}
+SUMMARY_LINE = re.compile(
+    r"^(?:==\d+==)?\s*(definitely lost|indirectly lost|possibly lost|still reachable|suppressed):"
+    r" ([\d,]+) bytes in ([\d,]+) blocks\s*$")
+NO_LEAKS = "All heap blocks were freed -- no leaks are possible"
+
+
+def number(text):
+    return int(text.replace(",", ""))
+
+
+def parse_leak_summary(log):
+    """{kind: (bytes, blocks)} from the last LEAK SUMMARY of a log (memcheck's
+    format, also memgrow's); all zeros when the log says no leaks are possible;
+    None when it has neither."""
+    at = log.rfind("LEAK SUMMARY:")
+    if at < 0:
+        return dict.fromkeys(KINDS, (0, 0)) if NO_LEAKS in log else None
+    out = {}
+    for line in log[at:].splitlines()[1:]:
+        m = SUMMARY_LINE.match(line)
+        if m:
+            out[LABELS[m.group(1)]] = (number(m.group(2)), number(m.group(3)))
+            if m.group(1) == "suppressed":
+                break
+        elif "reachable via heuristic" in line or re.search(r"^(==\d+==)?\s+\w+\s*: ", line):
+            continue  # "of which reachable via heuristic:" and its per-heuristic lines
+        else:
+            break
+    return out
+
+
+def memcheck(argv, options=(), timeout=300):
+    """Runs argv under memcheck (through the same launcher); returns (rc, log)."""
+    with tempfile.TemporaryDirectory(prefix="memgrow-test-memcheck-") as tmp:
+        p = subprocess.run(
+            [mgtest.VALGRIND, "--tool=memcheck", "--leak-check=full", *options, *argv],
+            cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
+            text=True, errors="replace")
+    return p.returncode, p.stdout
+
+
+# Per program: the totals memcheck reports (bytes, blocks) -- None where they
+# depend on glibc (the DTV of a running thread: 272 bytes possibly lost on
+# Debian 12), then only memgrow == memcheck is checked -- and, per marker
+# comment on an allocation line, the (definite, indirect, possible) lost bytes
+# of the sites allocated there.
+CASES = {
+    "leak_lost_block": dict(
+        src="leak_lost_block.c",
+        definite=(2000, 1), indirect=(0, 0), possible=(0, 0), reachable=(200, 1),
+        sites={"LOST_HERE": (2000, 0, 0), "KEPT_HERE": (0, 0, 0)}),
+    "leak_tree": dict(
+        src="leak_tree.c",
+        definite=(32, 1), indirect=(48 + 64 + 80, 3), possible=(0, 0), reachable=(0, 0),
+        sites={"ROOT_HERE": (32, 0, 0), "LEFT_HERE": (0, 48, 0), "RIGHT_HERE": (0, 64, 0),
+               "GRANDCHILD_HERE": (0, 80, 0)}),
+    "leak_cycle": dict(
+        src="leak_cycle.c",
+        definite=(64, 1), indirect=(64, 1), possible=(0, 0), reachable=(0, 0),
+        sites={"NODE_HERE": (64, 64, 0)}),
+    "leak_interior": dict(
+        src="leak_interior.c",
+        definite=(24, 1), indirect=(0, 0), possible=(256, 1), reachable=(0, 0),
+        sites={"LOST_HERE": (24, 0, 0), "INTERIOR_HERE": (0, 0, 256)}),
+    "leak_global": dict(
+        src="leak_global.c",
+        definite=(50, 1), indirect=(0, 0), possible=(0, 0), reachable=(40 + 3 * 16 + 72, 5),
+        sites={"LOST_HERE": (50, 0, 0), "GLOBAL_HERE": (0, 0, 0), "INNER_HERE": (0, 0, 0),
+               "ARRAY_HERE": (0, 0, 0)}),
+    "leak_thread_stack": dict(
+        src="leak_thread_stack.c",
+        definite=(100, 1), indirect=(0, 0), possible=None, reachable=(333, 1),
+        sites={"LOST_HERE": (100, 0, 0), "ON_STACK_HERE": (0, 0, 0)}),
+    "leak_register": dict(
+        src="leak_register.c",
+        definite=(3000 + 700, 2), indirect=(0, 0), possible=None, reachable=(4000, 1),
+        sites={"LOST_HERE": (700, 0, 0), "MAIN_REGISTER_HERE": (3000, 0, 0),
+               "THREAD_REGISTER_HERE": (0, 0, 0)}),
+    "leak_cxx_interior": dict(
+        src="leak_cxx_interior.cpp",
+        definite=(56, 1), indirect=(0, 0), possible=(0, 0), reachable=(8 + 57 + 88, 3),
+        heuristics=["stdstring          : 57 bytes in 1 blocks",
+                    "newarray           : 88 bytes in 1 blocks"],
+        sites={"LOST_ARRAY_HERE": (56, 0, 0), "STRING_HERE": (0, 0, 0), "ARRAY_HERE": (0, 0, 0)},
+        # With --leak-check-heuristics=none the interior pointers only make
+        # the blocks possibly lost.
+        no_heuristics=dict(possible=(57 + 88, 2),
+                           sites={"STRING_HERE": (0, 0, 57), "ARRAY_HERE": (0, 0, 88),
+                                  "LOST_ARRAY_HERE": (56, 0, 0)})),
+    "leak_multi_inherit": dict(
+        src="leak_multi_inherit.cpp",
+        definite=(40, 1), indirect=(0, 0), possible=(0, 0), reachable=(40, 1),
+        heuristics=["multipleinheritance: 40 bytes in 1 blocks"],
+        sites={"LOST_HERE": (40, 0, 0), "OBJECT_HERE": (0, 0, 0)},
+        no_heuristics=dict(possible=(40, 1),
+                           sites={"OBJECT_HERE": (0, 0, 40), "LOST_HERE": (40, 0, 0)})),
+}
+NO_HEURISTICS = ["--leak-check-heuristics=none"]
+
+
+def describe_lost(report):
+    return "\n".join(f"  {s['class']:8} lost={s.get('lost')} {frames_text(s)}"
+                     for s in report["sites"])
+
+
+class Leaks(TestCase):
+    maxDiff = None
+
+    @classmethod
+    def setUpClass(cls):
+        # All runs at once: each is a second or two of one core.
+        cls.futures = {}
+        workers = max(2, os.cpu_count() or 2)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            for name, case in CASES.items():
+                argv = [program(name)]
+                cls.futures[("memcheck", name)] = pool.submit(memcheck, argv)
+                cls.futures[("memgrow", name)] = pool.submit(run, argv)
+                if "no_heuristics" in case:
+                    none = NO_HEURISTICS
+                    cls.futures[("memcheck-none", name)] = pool.submit(memcheck, argv, none)
+                    cls.futures[("memgrow-none", name)] = pool.submit(run, argv, none)
+
+    def result(self, tool, name):
+        return self.futures[(tool, name)].result()  # re-raises what the run raised
+
+    # -- memcheck's side ---------------------------------------------------
+
+    def memcheck_summary(self, tool, name):
+        rc, log = self.result(tool, name)
+        self.assertEqual(rc, 0, log)
+        mc = parse_leak_summary(log)
+        self.assertIsNotNone(mc, f"no LEAK SUMMARY from memcheck:\n{log}")
+        self.assertEqual(set(mc), set(KINDS), log)
+        return mc, log
+
+    # -- memgrow's side ----------------------------------------------------
+
+    def leak_check(self, r):
+        """memgrow's `leak_check` as {kind: (bytes, blocks)}, its shape checked."""
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        self.assertIn("leak_check", rep, f"no leak_check in memgrow's report:\n{r.log}")
+        lc = rep["leak_check"]
+        out = {}
+        for kind in KINDS:
+            self.assertIn(kind, lc, lc)
+            self.assertLessEqual({"bytes", "blocks"}, set(lc[kind]), lc)
+            self.assertIsInstance(lc[kind]["bytes"], int, lc)
+            self.assertIsInstance(lc[kind]["blocks"], int, lc)
+            out[kind] = (lc[kind]["bytes"], lc[kind]["blocks"])
+        return out
+
+    def check_log(self, log, lc):
+        """memgrow's log has a LEAK SUMMARY that agrees with its report."""
+        self.assertIn("LEAK SUMMARY:", log)
+        summary = parse_leak_summary(log)
+        self.assertIn("definite", summary, log)
+        for kind, value in summary.items():
+            self.assertEqual(value, lc[kind], f"{kind} in memgrow's log vs its report:\n{log}")
+        b, n = lc["definite"]
+        self.assertIn(f"definitely lost: {b:,} bytes in {n:,} blocks", log)
+
+    def check_sites(self, rep, src, expected, lc):
+        for s in rep["sites"]:
+            self.assertIn("lost", s, describe_lost(rep))
+            self.assertLessEqual(set(LOST), set(s["lost"]), describe_lost(rep))
+            # a site with definitely lost bytes is "leaked" (it beats every other class)
+            if s["lost"]["definite"] > 0:
+                self.assertEqual(s["class"], "leaked", describe_lost(rep))
+            elif s["lost"]["indirect"] == 0:
+                self.assertNotEqual(s["class"], "leaked", describe_lost(rep))
+        # Per site and in total, the same bytes.
+        for kind in LOST:
+            self.assertEqual(sum(s["lost"][kind] for s in rep["sites"]), lc[kind][0],
+                             f"{kind}: sites vs leak_check\n{describe_lost(rep)}")
+        for marker, want in expected.items():
+            line = source_line(f"{SRC}/{src}", f"/* {marker}")  # not the header's mentions
+            sites = sites_at(rep, file=src, line=line)
+            self.assertTrue(sites, f"no site at {src}:{line} ({marker}):\n{describe_lost(rep)}")
+            got = tuple(sum(s["lost"][k] for s in sites) for k in LOST)
+            self.assertEqual(got, want, f"{marker} ({src}:{line}) lost (definite, indirect, "
+                             f"possible):\n{describe_lost(rep)}")
+            if want[0] > 0:
+                self.assertIn("leaked", {s["class"] for s in sites}, describe_lost(rep))
+
+    # -- one case ------------------------------------------------------------
+
+    def check_case(self, name):
+        case = CASES[name]
+        mc, mc_log = self.memcheck_summary("memcheck", name)
+        # The program does what it says (memcheck is the reference).
+        for kind in KINDS[:4]:
+            if case[kind] is not None:
+                self.assertEqual(mc[kind], case[kind], f"memcheck's {kind}:\n{mc_log}")
+        for line in case.get("heuristics", ()):
+            self.assertIn(line, mc_log)
+
+        r = self.result("memgrow", name)
+        lc = self.leak_check(r)
+        for kind in LOST + ("suppressed",):
+            self.assertEqual(lc[kind], mc[kind], f"{kind}: memgrow {lc[kind]} vs memcheck "
+                             f"{mc[kind]}\n--- memcheck:\n{mc_log}\n--- memgrow:\n{r.log}")
+        # memgrow may also see blocks that memcheck's run freed at exit
+        # (--run-libc-freeres / --run-cxx-freeres), all reachable.
+        self.assertGreaterEqual(lc["reachable"][0], case["reachable"][0], r.log)
+        self.assertGreaterEqual(lc["reachable"][1], case["reachable"][1], r.log)
+        self.check_log(r.log, lc)
+        self.check_sites(r.report, case["src"], case["sites"], lc)
+
+    def check_no_heuristics(self, name):
+        case = CASES[name]
+        want = case["no_heuristics"]
+        mc, mc_log = self.memcheck_summary("memcheck-none", name)
+        self.assertEqual(mc["possible"], want["possible"], mc_log)
+        self.assertEqual(mc["definite"], case["definite"], mc_log)
+        r = self.result("memgrow-none", name)
+        lc = self.leak_check(r)
+        self.assertGreater(lc["possible"][0], 0, r.log)
+        for kind in LOST:
+            self.assertEqual(lc[kind], mc[kind], f"{kind} without heuristics: memgrow "
+                             f"{lc[kind]} vs memcheck {mc[kind]}\n{r.log}")
+        self.check_log(r.log, lc)
+        self.check_sites(r.report, case["src"], want["sites"], lc)
+
+    def test_lost_block(self):
+        self.check_case("leak_lost_block")
+
+    def test_tree_children_are_indirectly_lost(self):
+        self.check_case("leak_tree")
+
+    def test_cycle_has_one_definite_and_one_indirect(self):
+        self.check_case("leak_cycle")
+
+    def test_interior_pointer_is_possibly_lost(self):
+        self.check_case("leak_interior")
+
+    def test_globals_static_arrays_and_reachable_blocks_are_roots(self):
+        self.check_case("leak_global")
+
+    def test_other_thread_stacks_are_roots(self):
+        self.check_case("leak_thread_stack")
+
+    def test_registers_of_other_threads_are_roots_not_of_the_exiting_one(self):
+        self.check_case("leak_register")
+
+    def test_stdstring_and_newarray_heuristics(self):
+        self.check_case("leak_cxx_interior")
+
+    def test_multipleinheritance_heuristic(self):
+        self.check_case("leak_multi_inherit")
+
+    def test_cxx_interior_without_heuristics_is_possibly_lost(self):
+        self.check_no_heuristics("leak_cxx_interior")
+
+    def test_multi_inherit_without_heuristics_is_possibly_lost(self):
+        self.check_no_heuristics("leak_multi_inherit")
+
+    def test_summary_parser(self):
+        log = ("==7== LEAK SUMMARY:\n"
+               "==7==    definitely lost: 1,234,567 bytes in 1,001 blocks\n"
+               "==7==    indirectly lost: 0 bytes in 0 blocks\n"
+               "==7==      possibly lost: 272 bytes in 1 blocks\n"
+               "==7==    still reachable: 153 bytes in 3 blocks\n"
+               "==7==                       of which reachable via heuristic:\n"
+               "==7==                         stdstring          : 57 bytes in 1 blocks\n"
+               "==7==                         multipleinheritance: 40 bytes in 1 blocks\n"
+               "==7==         suppressed: 8 bytes in 2 blocks\n"
+               "==7== \n")
+        self.assertEqual(parse_leak_summary(log), {
+            "definite": (1234567, 1001), "indirect": (0, 0), "possible": (272, 1),
+            "reachable": (153, 3), "suppressed": (8, 2)})
+        self.assertEqual(
+            parse_leak_summary("==7== All heap blocks were freed -- no leaks are possible\n"),
+            dict.fromkeys(KINDS, (0, 0)))
+        self.assertIsNone(parse_leak_summary("==7== HEAP SUMMARY:\n"))
+
+
+if __name__ == "__main__":
+    unittest.main()
