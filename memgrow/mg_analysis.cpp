@@ -1,10 +1,13 @@
 #include "mg_analysis.hpp"
 #include "mg_options.hpp"
+#include "mg_suppressions.hpp"
 #include "mg_timeline.hpp"
 
 namespace mg {
 
 static_assert(kBuckets <= kMaxBuckets, "a site's whole series must fit the classifier");
+
+static void apply_suppressions(Analysis* a);
 
 static ULong ceil_div(ULong a, ULong b) {
     return (a + b - 1) / b;
@@ -59,9 +62,43 @@ void analyse(Analysis* a) {
         a->sites_in[k]++;
         a->bytes_in[k] += static_cast<ULong>(s->clock.live);
     }
+    a->suppressed_sites = a->suppressed_bytes = 0;
+    apply_suppressions(a);
+}
+
+// Which sites the class suppressions silence: a Leaked one silences a site's
+// loss records (and its class when it is leaked); Growing and Plateau ones
+// the class.
+static void apply_suppressions(Analysis* a) {
+    if (!have_class_suppressions()) return;
+    auto names = [a]() {
+        return static_cast<const HChar**>(
+            VG_(calloc)("mg.analysis.supp", a->n_sites + 1, sizeof(const HChar*)));
+    };
+    a->class_suppressed_by = names();
+    a->leak_suppressed_by = names();
+    for (UInt id = 0; id < a->n_sites; ++id) {
+        const Site* s = site_at(id);
+        if (a->leaks && id < a->leaks->n_sites) {
+            const SiteLeak& l = a->leaks->sites[id];
+            if (l.blocks[kDefinite] + l.blocks[kIndirect] + l.blocks[kPossible])
+                a->leak_suppressed_by[id] = class_suppression(s, SiteClass::leaked);
+        }
+        SiteClass c = a->growth[id].cls;
+        if (c == SiteClass::leaked)
+            a->class_suppressed_by[id] = a->leak_suppressed_by[id];
+        else if (c != SiteClass::stable)
+            a->class_suppressed_by[id] = class_suppression(s, c);
+        if (a->class_suppressed_by[id]) {
+            a->suppressed_sites++;
+            a->suppressed_bytes += static_cast<ULong>(s->clock.live);
+        }
+    }
 }
 
 void analysis_release(Analysis* a) {
+    if (a->class_suppressed_by) VG_(free)(a->class_suppressed_by);
+    if (a->leak_suppressed_by) VG_(free)(a->leak_suppressed_by);
     VG_(free)(a->growth);
     VG_(free)(a->growth_class);
     a->growth = nullptr;

@@ -17,6 +17,7 @@ struct Analysis {
     // The arrays are null when no suppression of that use is loaded.
     const HChar** class_suppressed_by;
     const HChar** leak_suppressed_by;
+    ULong suppressed_sites, suppressed_bytes; // classes suppressed (live bytes)
     UInt n_sites;
     UInt n_buckets; // length of every site's series
     UInt warmup_buckets;

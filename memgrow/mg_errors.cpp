@@ -151,10 +151,11 @@ void errors_init() {
 }
 
 ExeContext* site_exe_context(const Site* s) {
-    // Only native words make an ExeContext; Python tokens are skipped.
+    // Only native words make an ExeContext; Python tokens are skipped. The
+    // core takes at most --num-callers of them.
     Addr ips[264];
-    UInt n = 0;
-    for (UInt i = 0; i < s->n_frames && n < 264; ++i)
+    UInt n = 0, max = static_cast<UInt>(VG_(clo_backtrace_size));
+    for (UInt i = 0; i < s->n_frames && n < 264 && n < max; ++i)
         if (!(s->frames[i] & kPythonFrameTag)) ips[n++] = s->frames[i];
     return n ? VG_(make_ExeContext_from_StackTrace)(ips, n) : nullptr;
 }

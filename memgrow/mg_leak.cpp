@@ -162,9 +162,8 @@ void scan_roots(Scanner& scanner, const Registers& regs) {
         const NSegment* seg = VG_(am_find_nsegment)(starts[i]);
         if (!seg || !is_root_segment(seg)) continue;
         Addr floor = scan_floor(seg, regs);
-        if (VG_(clo_verbosity) > 2)
-            VG_(dmsg)
-            ("memgrow: scanning root segment %#lx..%#lx from %#lx\n", seg->start, seg->end, floor);
+        if (VG_(clo_verbosity) > 2) VG_(dmsg)
+        ("memgrow: scanning root segment %#lx..%#lx from %#lx\n", seg->start, seg->end, floor);
         scanner.scan_root_range(floor, seg->end + 1);
     }
     VG_(free)(starts);

@@ -6,6 +6,7 @@
 #include "mg_options.hpp"
 #include "mg_requests.hpp"
 #include "mg_stacks.hpp"
+#include "mg_suppressions.hpp"
 #include "mg_timeline.hpp"
 
 namespace mg {
@@ -14,6 +15,7 @@ namespace {
 
 void post_clo_init() {
     check_options();
+    suppressions_init();
     timeline_init();
 }
 

@@ -27,7 +27,7 @@ struct Options {
     LeakCheck leak_check = LeakCheck::full;
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
-    UInt errors_for = 0xc;  // bits of SiteClass: leaked and growing
+    UInt errors_for = 0x8;  // bits of SiteClass: leaked
 };
 
 extern Options clo;

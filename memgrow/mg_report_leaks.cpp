@@ -2,6 +2,7 @@
 // by stack, smallest first, then the LEAK SUMMARY), with memgrow's growth
 // view of each record's site.
 #include "mg_report.hpp"
+#include "mg_suppressions.hpp"
 #include "mg_symbols.hpp"
 #include "mg_timeline.hpp"
 
@@ -79,6 +80,8 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
         (" memgrow: %u of %u repetitions (marks) added to it\n", g.marks_adding, g.marks_used);
     }
     VG_(umsg)("\n");
+    if (VG_(clo_gen_suppressions) > 0 && r.kind != kReachable)
+        print_generated_suppression(s, SiteClass::leaked);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // of each class (growing first) with their evidence and stacks.
 #include "mg_options.hpp"
 #include "mg_report.hpp"
+#include "mg_suppressions.hpp"
 #include "mg_symbols.hpp"
 #include "mg_timeline.hpp"
 #include "../core/format.hpp"
@@ -76,6 +77,7 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
     for_each_frame(s, print_frame, &first);
     if (first) VG_(umsg)("   (no frames)\n");
     VG_(umsg)("\n");
+    if (VG_(clo_gen_suppressions) > 0) print_generated_suppression(s, g.cls);
 }
 
 } // namespace
@@ -104,6 +106,10 @@ void print_summary(const Analysis& a) {
     VG_(umsg)("      growing: %'llu sites, %'llu bytes\n", a.sites_in[2], a.bytes_in[2]);
     VG_(umsg)("      plateau: %'llu sites, %'llu bytes\n", a.sites_in[1], a.bytes_in[1]);
     VG_(umsg)("       stable: %'llu sites, %'llu bytes\n", a.sites_in[0], a.bytes_in[0]);
+    if (a.suppressed_sites)
+        VG_(umsg)
+        ("   suppressed: %'llu sites, %'llu bytes (counted above, not listed)\n",
+         a.suppressed_sites, a.suppressed_bytes);
     if (tl.n_marks) VG_(umsg)
     ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks, tl.first_mark_at);
     VG_(umsg)("\n");
@@ -118,6 +124,7 @@ void print_summary(const Analysis& a) {
         for (UInt i = 0; i < a.n_sites && rank < static_cast<ULong>(clo.top); ++i) {
             const Site* s = site_at(order[i]);
             if (a.growth[s->id].cls != c) continue;
+            if (a.class_suppressed_by && a.class_suppressed_by[s->id]) continue;
             print_site(s, a.growth[s->id], static_cast<UInt>(++rank), of);
         }
     }

@@ -1,6 +1,7 @@
 #include "mg_requests.hpp"
 #include "mg_blocks.hpp"
 #include "mg_errors.hpp"
+#include "mg_suppressions.hpp"
 #include "mg_options.hpp"
 #include "mg_report.hpp"
 #include "mg_timeline.hpp"
@@ -66,7 +67,16 @@ bool report_now(const HChar* pattern, bool summary, bool at_exit) {
         print_leaks(a, false);
         print_summary(a);
     }
-    if (at_exit) report_class_errors(a);
+    if (at_exit) {
+        report_class_errors(a);
+        for (UInt id = 0; id < a.n_sites; ++id) {
+            const HChar* leak = a.leak_suppressed_by ? a.leak_suppressed_by[id] : nullptr;
+            const HChar* cls = a.class_suppressed_by ? a.class_suppressed_by[id] : nullptr;
+            if (leak) count_suppression_use(leak);
+            if (cls && cls != leak) count_suppression_use(cls);
+        }
+        if (VG_(clo_verbosity) > 1) print_used_suppressions();
+    }
     HChar* path = report_file_name(pattern, forked_child);
     bool ok = write_json_report(path, a);
     if (ok && summary) VG_(umsg)("memgrow: JSON report written to %s\n", path);

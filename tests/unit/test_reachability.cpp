@@ -1,0 +1,289 @@
+// The leak scan's graph walk on heaps built in ordinary memory: memcheck's
+// kinds (definite, indirect, possible, reachable), its cliques and its
+// interior-pointer heuristics, and CPython's GC-header heuristic.
+#define BOOST_TEST_MODULE reachability
+#include <boost/test/included/unit_test.hpp>
+
+#include "core/reachability.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <ostream>
+#include <vector>
+
+namespace mg::reach {
+std::ostream& operator<<(std::ostream& o, State s) {
+    const char* names[] = {"unreached", "possible", "reachable", "indirect"};
+    return o << names[static_cast<int>(s)];
+}
+} // namespace mg::reach
+
+using namespace mg;
+using namespace mg::reach;
+
+namespace {
+
+// A fake address space: one arena of words holding the heap blocks and
+// the roots, plus a "file mapping" range for vtables and code.
+struct Heap {
+    std::vector<usize> arena = std::vector<usize>(4096, 0);
+    std::vector<Block> blocks;
+    usize used = 8; // words; the first words stay null
+    usize code_lo = 0x400000, code_hi = 0x500000;
+    usize file_lo = 0x600000, file_hi = 0x700000;
+    std::vector<usize> vtable_words; // the file mapping's content from file_lo
+
+    usize base() const { return reinterpret_cast<usize>(arena.data()); }
+    // A block of `bytes` (rounded up to words), with a free word after it so
+    // blocks do not touch.
+    usize alloc(usize bytes) {
+        usize a = base() + used * kWord;
+        blocks.push_back(Block{a, bytes});
+        used += (bytes + kWord - 1) / kWord + 1;
+        return a;
+    }
+    usize* word(usize addr) { return reinterpret_cast<usize*>(addr); }
+    void set(usize addr, usize value) { *word(addr) = value; }
+
+    bool in_arena(usize a) const {
+        return a >= base() && a + kWord <= base() + arena.size() * kWord;
+    }
+    template <class F> void for_each_word(usize lo, usize hi, F f) {
+        for (usize p = (lo + kWord - 1) & ~(kWord - 1); p + kWord <= hi; p += kWord)
+            if (in_arena(p)) f(*word(p));
+    }
+    bool read_word(usize a, usize* out) {
+        if (a % kWord) return false;
+        if (in_arena(a)) return *out = *word(a), true;
+        if (a >= file_lo && a < file_lo + vtable_words.size() * kWord)
+            return *out = vtable_words[(a - file_lo) / kWord], true;
+        return false;
+    }
+    bool in_readable_file(usize a, usize* end) {
+        if (a < file_lo || a >= file_hi) return false;
+        *end = file_hi - 1;
+        return true;
+    }
+    bool in_code(usize a) { return a >= code_lo && a < code_hi; }
+};
+
+struct Result {
+    std::vector<Mark> marks;
+    usize bytes[4] = {0, 0, 0, 0}; // by State
+};
+
+// Roots: the given words (as registers would be).
+Result scan(Heap& h, std::vector<usize> roots, u32 heuristics = kAllHeuristics) {
+    std::sort(h.blocks.begin(), h.blocks.end(),
+              [](const Block& a, const Block& b) { return a.addr < b.addr; });
+    Result r;
+    r.marks.resize(h.blocks.size());
+    std::vector<u32> stack(h.blocks.size());
+    Scanner<Heap> s(h.blocks.data(), static_cast<u32>(h.blocks.size()), r.marks.data(),
+                    stack.data(), heuristics, h);
+    for (usize v : roots)
+        s.root_word(v);
+    s.finish();
+    for (usize i = 0; i < h.blocks.size(); ++i)
+        r.bytes[static_cast<int>(r.marks[i].state)] += h.blocks[i].size;
+    return r;
+}
+
+usize definite(const Result& r) {
+    return r.bytes[static_cast<int>(State::unreached)];
+}
+usize indirect(const Result& r) {
+    return r.bytes[static_cast<int>(State::indirect)];
+}
+usize possible(const Result& r) {
+    return r.bytes[static_cast<int>(State::possible)];
+}
+usize reachable(const Result& r) {
+    return r.bytes[static_cast<int>(State::reachable)];
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_block_nothing_points_at_is_definitely_lost) {
+    Heap h;
+    usize kept = h.alloc(40);
+    h.alloc(24);
+    Result r = scan(h, {kept});
+    BOOST_TEST(definite(r) == 24u);
+    BOOST_TEST(reachable(r) == 40u);
+}
+
+BOOST_AUTO_TEST_CASE(a_lost_tree_has_one_definite_root_and_indirect_children) {
+    Heap h;
+    usize root = h.alloc(16), left = h.alloc(32), right = h.alloc(48), leaf = h.alloc(8);
+    h.set(root, left);
+    h.set(root + kWord, right);
+    h.set(left, leaf);
+    Result r = scan(h, {});
+    BOOST_TEST(definite(r) == 16u);
+    BOOST_TEST(indirect(r) == 88u);
+    // The leader carries what is lost through it.
+    BOOST_TEST(r.marks[0].indirect == 88u);
+}
+
+BOOST_AUTO_TEST_CASE(a_cycle_without_outside_pointers_is_lost_with_the_lower_block_leading) {
+    Heap h;
+    usize a = h.alloc(32), b = h.alloc(64);
+    h.set(a, b);
+    h.set(b, a);
+    Result r = scan(h, {});
+    BOOST_TEST(definite(r) == 32u);
+    BOOST_TEST(indirect(r) == 64u);
+}
+
+BOOST_AUTO_TEST_CASE(a_later_leader_reached_from_an_earlier_one_joins_its_clique) {
+    Heap h;
+    usize a = h.alloc(8), b = h.alloc(8), c = h.alloc(8);
+    // c is scanned as its own leader only if a does not reach it first:
+    // a -> c -> b; all of b and c are indirect through a.
+    h.set(a, c);
+    h.set(c, b);
+    Result r = scan(h, {});
+    BOOST_TEST(definite(r) == 8u);
+    BOOST_TEST(indirect(r) == 16u);
+    BOOST_TEST(r.marks[0].indirect == 16u);
+}
+
+BOOST_AUTO_TEST_CASE(an_interior_pointer_makes_a_block_possibly_lost_and_so_what_it_points_at) {
+    Heap h;
+    usize a = h.alloc(100), child = h.alloc(16);
+    h.set(a + 48, child); // a start pointer, but from a possibly reached block
+    Result r = scan(h, {a + 40}, 0);
+    BOOST_TEST(possible(r) == 116u);
+    BOOST_TEST(definite(r) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_start_pointer_found_later_upgrades_a_possible_block) {
+    Heap h;
+    usize a = h.alloc(64), child = h.alloc(8);
+    h.set(a + 8, child);
+    Result r = scan(h, {a + 16, a}, 0);
+    BOOST_TEST(reachable(r) == 72u);
+}
+
+BOOST_AUTO_TEST_CASE(zero_sized_blocks_can_be_reached) {
+    Heap h;
+    usize z = h.alloc(0);
+    Result r = scan(h, {z});
+    BOOST_TEST(r.marks[0].state == State::reachable);
+}
+
+BOOST_AUTO_TEST_CASE(stdstring_heuristic_accepts_the_old_abi_layout_only) {
+    Heap h;
+    usize s = h.alloc(3 * kWord + 10 + 1); // length, capacity, refcount, chars, NUL
+    h.set(s, 5);
+    h.set(s + kWord, 10);
+    Result r = scan(h, {s + 3 * kWord});
+    BOOST_TEST(r.marks[0].state == State::reachable);
+    BOOST_TEST(r.marks[0].heuristic == kStdString);
+    h.set(s, 11); // length above capacity: not a string
+    r = scan(h, {s + 3 * kWord});
+    BOOST_TEST(r.marks[0].state == State::possible);
+    h.set(s, 5);
+    r = scan(h, {s + 3 * kWord}, kAllHeuristics & ~heuristic_bit(kStdString));
+    BOOST_TEST(r.marks[0].state == State::possible);
+}
+
+BOOST_AUTO_TEST_CASE(length64_and_newarray_heuristics) {
+    Heap h;
+    usize l = h.alloc(8 + 40);
+    h.set(l, 40);
+    Result r = scan(h, {l + 8}, heuristic_bit(kLength64));
+    BOOST_TEST(r.marks[0].heuristic == kLength64);
+
+    Heap g;
+    usize arr = g.alloc(kWord + 3 * 24); // count, then 3 elements of 24 bytes
+    g.set(arr, 3);
+    r = scan(g, {arr + kWord}, heuristic_bit(kNewArray));
+    BOOST_TEST(r.marks[0].heuristic == kNewArray);
+    g.set(arr, 0);
+    r = scan(g, {arr + kWord}, heuristic_bit(kNewArray));
+    BOOST_TEST(r.marks[0].state == State::possible);
+}
+
+BOOST_AUTO_TEST_CASE(multiple_inheritance_needs_two_vtable_pointers) {
+    Heap h;
+    // Two vtables in the file mapping, each with two code pointers.
+    h.vtable_words = {h.code_lo + 16, h.code_lo + 32, 0, h.code_lo + 48, h.code_lo + 64};
+    usize obj = h.alloc(32);
+    h.set(obj, h.file_lo);                  // first base's vtable
+    h.set(obj + 16, h.file_lo + 3 * kWord); // second base's vtable
+    Result r = scan(h, {obj + 16}, heuristic_bit(kMultipleInheritance));
+    BOOST_TEST(r.marks[0].heuristic == kMultipleInheritance);
+    h.vtable_words[3] = 12345; // not code: not a vtable
+    r = scan(h, {obj + 16}, heuristic_bit(kMultipleInheritance));
+    BOOST_TEST(r.marks[0].state == State::possible);
+}
+
+BOOST_AUTO_TEST_CASE(cpython_heuristic_accepts_objects_past_the_gc_header) {
+    Heap h;
+    // A type object whose type is itself (`type`), and a type of that type.
+    usize type_type = h.alloc(64);
+    h.set(type_type, 1);
+    h.set(type_type + kWord, type_type);
+    usize list_type = h.alloc(64);
+    h.set(list_type, 1);
+    h.set(list_type + kWord, type_type);
+    usize gc = h.alloc(16 + 40);      // PyGC_Head, then the object
+    h.set(gc + 16, 1);                // ob_refcnt
+    h.set(gc + 24, list_type);        // ob_type
+    usize managed = h.alloc(32 + 24); // pre-header, GC header, object
+    h.set(managed + 32, 2);
+    h.set(managed + 40, list_type);
+    Result r = scan(h, {type_type, list_type, gc + 16, managed + 32});
+    BOOST_TEST(possible(r) == 0u);
+    BOOST_TEST(r.marks[2].heuristic == kCPython);
+    BOOST_TEST(r.marks[3].heuristic == kCPython);
+    r = scan(h, {type_type, list_type, gc + 16, managed + 32},
+             kAllHeuristics & ~heuristic_bit(kCPython));
+    BOOST_TEST(possible(r) == 56u + 56u);
+    // Free-list objects have no reference count, but still their type.
+    h.set(gc + 16, 0);
+    r = scan(h, {type_type, list_type, gc + 16});
+    BOOST_TEST(r.marks[2].heuristic == kCPython);
+    // A word 16 bytes in that is not an object: no type chain.
+    h.set(gc + 24, 0x1234);
+    r = scan(h, {type_type, list_type, gc + 16});
+    BOOST_TEST(r.marks[2].state == State::possible);
+}
+
+BOOST_AUTO_TEST_CASE(cpython_heuristic_accepts_managed_dict_values_past_their_prefix) {
+    Heap h;
+    usize values = h.alloc(24 + 5 * kWord); // prefix of 24 bytes, 5 values
+    h.set(values + 16, usize(24) << 56);    // the prefix's last byte: its size
+    Result r = scan(h, {values + 24});
+    BOOST_TEST(r.marks[0].heuristic == kCPython);
+    h.set(values + 16, usize(16) << 56); // the wrong size
+    r = scan(h, {values + 24});
+    BOOST_TEST(r.marks[0].state == State::possible);
+}
+
+BOOST_AUTO_TEST_CASE(a_block_reached_directly_drops_its_heuristic) {
+    Heap h;
+    usize arr = h.alloc(kWord + 16);
+    h.set(arr, 2);
+    Result r = scan(h, {arr + kWord, arr});
+    BOOST_TEST(r.marks[0].state == State::reachable);
+    BOOST_TEST(r.marks[0].heuristic == kNoHeuristic);
+}
+
+BOOST_AUTO_TEST_CASE(find_handles_addresses_outside_every_block) {
+    Heap h;
+    usize a = h.alloc(16), b = h.alloc(16);
+    std::sort(h.blocks.begin(), h.blocks.end(),
+              [](const Block& x, const Block& y) { return x.addr < y.addr; });
+    std::vector<Mark> marks(2);
+    std::vector<u32> stack(2);
+    Scanner<Heap> s(h.blocks.data(), 2, marks.data(), stack.data(), 0, h);
+    BOOST_TEST(s.find(a) == 0);
+    BOOST_TEST(s.find(a + 15) == 0);
+    BOOST_TEST(s.find(a + 16) == -1); // the gap word
+    BOOST_TEST(s.find(b + 8) == 1);
+    BOOST_TEST(s.find(0) == -1);
+    BOOST_TEST(s.find(~usize(0)) == -1);
+}
