@@ -85,6 +85,10 @@ def memcheck(argv, options=(), timeout=300):
 # comment on an allocation line, the (definite, indirect, possible) lost bytes
 # of the sites allocated there.
 CASES = {
+    "leak_unreadable": dict(
+        src="leak_unreadable.c",
+        definite=(300, 2), indirect=(0, 0), possible=(0, 0), reachable=(50, 1),
+        sites={"HIDDEN_HERE": (300, 0, 0)}),
     "leak_lost_block": dict(
         src="leak_lost_block.c",
         definite=(2000, 1), indirect=(0, 0), possible=(0, 0), reachable=(200, 1),
@@ -275,6 +279,9 @@ class Leaks(TestCase):
                              f"{lc[kind]} vs memcheck {mc[kind]}\n{r.log}")
         self.check_log(r.log, lc)
         self.check_sites(r.report, case["src"], want["sites"], lc)
+
+    def test_unreadable_and_unmapped_roots_are_skipped_without_faulting(self):
+        self.check_case("leak_unreadable")
 
     def test_lost_block(self):
         self.check_case("leak_lost_block")
