@@ -1,0 +1,435 @@
+"""Leak scans on demand and what the scan's results drive.
+
+- MEMGROW_LEAK_CHECK() scans mid-run, returns the definitely and indirectly
+  lost bytes and lists only the loss records new or increased since the
+  previous scan, with memcheck's "(+N)" deltas; the exit scan lists them all.
+- vgdb's `leak_check` monitor command does the same in a running program.
+- --error-exitcode counts the site classes --errors-for names (leaked by
+  default: growth is a profile, not an error, unless asked for).
+- --leak-check=no|summary turn the scan off or its loss records off.
+"""
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mgtest  # noqa: E402
+from mgtest import TestCase, program, run, sites_at, source_line  # noqa: E402
+
+SRC = "tests/regress"
+VGDB = "/usr/bin/vgdb"
+# Native runs of leak_service are short (it spins until told to go on).
+SERVICE_TIMEOUT = 120
+
+# "10 (+10) bytes in 1 (+1) blocks are definitely lost in loss record 1 of 2",
+# also memcheck's "X (Y direct, Z indirect) bytes in ..." for definite records
+# that hold indirect ones.
+RECORD = re.compile(
+    r"^(?:==\d+==)?\s*([\d,]+)(?: \(([+-][\d,]+)\))?(?: \([\d,]+ direct, [\d,]+ indirect\))?"
+    r" bytes in ([\d,]+)(?: \(([+-][\d,]+)\))? blocks are (definitely|indirectly|possibly) lost"
+    r"(?: \(reachable\))? in loss record ([\d,]+) of ([\d,]+)\s*$", re.M)
+SUMMARY = re.compile(
+    r"^(?:==\d+==)?\s*(definitely lost|indirectly lost|possibly lost|still reachable|suppressed):"
+    r" ([\d,]+)(?: \(([+-][\d,]+)\))? bytes in ([\d,]+)(?: \(([+-][\d,]+)\))? blocks\s*$", re.M)
+FRAME = re.compile(r"^(?:==\d+==)?\s+(?:at|by) 0x[0-9A-Fa-f]+: (.*?)\s*$")
+FILE_LINE = re.compile(r"\(([^():]+):(\d+)\)$")
+
+
+# A delta after a count of bytes or blocks (not "+32 bytes per byte" in a
+# growth evidence line).
+DELTA = r"[\d,]+ \([+-][\d,]+\) (?:bytes|blocks)"
+
+
+def number(text):
+    return None if text is None else int(text.replace(",", "").replace("+", ""))
+
+
+def records(text):
+    """The loss records in a piece of log, in order: dicts with bytes,
+    blocks, their deltas (None when not shown), kind and the stack as
+    (file, line) pairs."""
+    out = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = RECORD.match(line)
+        if not m:
+            continue
+        stack = []
+        for follow in lines[i + 1:]:
+            f = FRAME.match(follow)
+            if not f:
+                break
+            where = FILE_LINE.search(f.group(1))
+            if where:
+                stack.append((where.group(1), int(where.group(2))))
+        out.append(dict(bytes=number(m.group(1)), delta_bytes=number(m.group(2)),
+                        blocks=number(m.group(3)), delta_blocks=number(m.group(4)),
+                        kind=m.group(5), stack=stack, line=line.strip()))
+    return out
+
+
+def summaries(text):
+    """Every LEAK SUMMARY in a piece of log: a list of
+    {label: (bytes, delta bytes, blocks, delta blocks)}, deltas None when
+    not shown."""
+    out = []
+    for part in text.split("LEAK SUMMARY:")[1:]:
+        s = {}
+        for m in SUMMARY.finditer(part):
+            if m.group(1) in s:
+                break  # the next summary's (not split on: the text ended)
+            s[m.group(1)] = (number(m.group(2)), number(m.group(3)), number(m.group(4)),
+                             number(m.group(5)))
+            if m.group(1) == "suppressed":
+                break
+        out.append(s)
+    return out
+
+
+def describe(recs):
+    return "\n".join(r["line"] + "  " + repr(r["stack"]) for r in recs)
+
+
+class LeakCheckOnDemand(TestCase):
+    """MEMGROW_LEAK_CHECK() from leak_on_demand.c."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.r = run([program("leak_on_demand")])
+        src = f"{SRC}/leak_on_demand.c"
+        cls.first_line = source_line(src, "/* FIRST_LOST_HERE")
+        cls.second_line = source_line(src, "/* SECOND_LOST_HERE")
+        # The log, cut where the program printed each scan's result (stdout
+        # and the log share one pipe; the program flushes after each line).
+        log = cls.r.log
+        m1 = re.search(r"^first scan: (\d+)$", log, re.M)
+        m2 = re.search(r"^second scan: (\d+)$", log, re.M)
+        cls.values = (m1 and int(m1.group(1)), m2 and int(m2.group(1)))
+        cls.parts = None
+        if m1 and m2:
+            cls.parts = (log[:m1.start()], log[m1.end():m2.start()], log[m2.end():])
+
+    def setUp(self):
+        self.assertEqual(self.r.rc, 0, self.r.log)
+        self.assertIsNotNone(self.parts, f"the program did not print both results:\n{self.r.log}")
+
+    def test_returns_definitely_lost_bytes_so_far(self):
+        self.assertEqual(self.values, (10, 50), self.r.log)
+
+    def test_first_scan_lists_the_first_record(self):
+        first = self.parts[0]
+        recs = records(first)
+        self.assertEqual(len(recs), 1, describe(recs) + "\n" + first)
+        (rec,) = recs
+        self.assertEqual((rec["bytes"], rec["blocks"], rec["kind"]), (10, 1, "definitely"), first)
+        # Deltas are optional on a first scan (memcheck shows them against 0).
+        self.assertIn(rec["delta_bytes"], (None, 10), first)
+        self.assertIn(("leak_on_demand.c", self.first_line), rec["stack"], first)
+        (summary,) = summaries(first)
+        self.assertEqual(summary["definitely lost"][0::2], (10, 1), first)
+        self.assertEqual(summary["indirectly lost"][0::2], (0, 0), first)
+
+    def test_second_scan_lists_only_the_new_record_with_deltas(self):
+        second = self.parts[1]
+        recs = records(second)
+        # The 10-byte record did not change: not listed again.
+        self.assertEqual(len(recs), 1, describe(recs) + "\n" + second)
+        (rec,) = recs
+        self.assertEqual((rec["bytes"], rec["delta_bytes"], rec["blocks"], rec["delta_blocks"]),
+                         (40, 40, 2, 2), second)
+        self.assertIn("40 (+40) bytes in 2 (+2) blocks are definitely lost in loss record",
+                      second)
+        self.assertIn(("leak_on_demand.c", self.second_line), rec["stack"], second)
+        self.assertNotIn(("leak_on_demand.c", self.first_line), rec["stack"], second)
+        (summary,) = summaries(second)
+        self.assertEqual(summary["definitely lost"], (50, 40, 3, 2), second)
+        self.assertEqual(summary["indirectly lost"], (0, 0, 0, 0), second)
+        self.assertEqual(summary["possibly lost"], (0, 0, 0, 0), second)
+        self.assertIn("definitely lost: 50 (+40) bytes in 3 (+2) blocks", second)
+
+    def test_exit_scan_lists_every_record_without_deltas(self):
+        last = self.parts[2]
+        recs = records(last)
+        self.assertEqual(sorted((r["bytes"], r["blocks"]) for r in recs), [(10, 1), (40, 2)],
+                         describe(recs) + "\n" + last)
+        for rec in recs:
+            self.assertIsNone(rec["delta_bytes"], rec["line"])
+            self.assertIsNone(rec["delta_blocks"], rec["line"])
+        lines = {fl for r in recs for fl in r["stack"]}
+        self.assertIn(("leak_on_demand.c", self.first_line), lines, last)
+        self.assertIn(("leak_on_demand.c", self.second_line), lines, last)
+        (summary,) = summaries(last)
+        self.assertEqual(summary["definitely lost"], (50, None, 3, None), last)
+        self.assertNotRegex(last, DELTA)
+
+    def test_report_counts_the_scans_and_the_lost_sites(self):
+        rep = self.r.report
+        lc = rep["leak_check"]
+        self.assertEqual(lc["scans"], 3, lc)  # two on demand, one at exit
+        self.assertEqual((lc["definite"]["bytes"], lc["definite"]["blocks"]), (50, 3), lc)
+        for line, want in ((self.first_line, 10), (self.second_line, 40)):
+            sites = sites_at(rep, file="leak_on_demand.c", line=line)
+            self.assertTrue(sites, mgtest.describe(rep))
+            self.assertEqual(sum(s["lost"]["definite"] for s in sites), want)
+            self.assertEqual({s["class"] for s in sites}, {"leaked"})
+
+
+class Service:
+    """leak_service under memgrow with its gdbserver on; stepped through its
+    phases by creating files, queried with vgdb."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+        self.prefix = os.path.join(tmp, "vgdb")
+        self.go = os.path.join(tmp, "go")
+        self.stop = os.path.join(tmp, "stop")
+        self.log_path = os.path.join(tmp, "valgrind.log")
+        self.json = os.path.join(tmp, "report.json")
+        self.lines = queue.Queue()
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [mgtest.VALGRIND, "--tool=memgrow", "--vgdb=yes", f"--vgdb-prefix={self.prefix}",
+             f"--json-file={self.json}", program("leak_service"), self.go, self.stop],
+            cwd=tmp, stdout=subprocess.PIPE, stderr=self._log, text=True)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def log(self):
+        self._log.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def expect(self, text, timeout=SERVICE_TIMEOUT):
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no {text!r} from leak_service in {timeout} s:\n{self.log()}")
+        if line != text:
+            raise AssertionError(f"leak_service printed {line!r}, not {text!r}:\n{self.log()}")
+
+    def vgdb(self, *command):
+        p = subprocess.run([VGDB, f"--vgdb-prefix={self.prefix}", f"--pid={self.proc.pid}",
+                            *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+        if p.returncode != 0:
+            raise AssertionError(f"vgdb {' '.join(command)}: exit {p.returncode}\n"
+                                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}\nlog:\n{self.log()}")
+        return p.stdout
+
+    def touch(self, path):
+        with open(path, "w"):
+            pass
+
+    def finish(self):
+        self.touch(self.stop)
+        rc = self.proc.wait(timeout=SERVICE_TIMEOUT)
+        self._reader.join(timeout=10)
+        return rc
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self._log.close()
+
+
+@unittest.skipUnless(os.access(VGDB, os.X_OK), f"no {VGDB}")
+class LeakCheckOverVgdb(TestCase):
+    maxDiff = None
+
+    def test_leak_check_monitor_command(self):
+        src = f"{SRC}/leak_service.c"
+        batch = ("leak_service.c", source_line(src, "/* LOST_HERE"))
+        once = ("leak_service.c", source_line(src, "/* ONCE_LOST_HERE"))
+        new = ("leak_service.c", source_line(src, "/* NEW_LOST_HERE"))
+        with tempfile.TemporaryDirectory(prefix="memgrow-test-vgdb-") as tmp:
+            svc = Service(tmp)
+            try:
+                svc.expect("ready 1")
+                helptext = svc.vgdb("help")
+                first = svc.vgdb("leak_check")
+                svc.touch(svc.go)
+                svc.expect("ready 2")
+                second = svc.vgdb("leak_check")
+                third = svc.vgdb("leak_check")
+                every = svc.vgdb("leak_check", "full", "any")
+                summary_only = svc.vgdb("leak_check", "summary", "any")
+                rc = svc.finish()
+                log = svc.log()
+            finally:
+                svc.close()
+            with open(svc.json) as f:
+                rep = json.load(f)
+        self.assertEqual(rc, 0, log)
+
+        # help: memgrow's monitor commands, leak_check with its arguments.
+        self.assertIn("memgrow monitor commands:", helptext)
+        self.assertRegex(helptext, r"(?m)^\s*leak_check \[full\|summary\] \[increased\|any\]")
+
+        # First scan: both records of phase 1, and the summary.
+        recs = records(first)
+        got = sorted((r["bytes"], r["blocks"], r["kind"]) for r in recs)
+        self.assertEqual(got, [(64, 1, "definitely"), (300, 3, "definitely")],
+                         describe(recs) + "\n" + first)
+        stacks = {r["bytes"]: r["stack"] for r in recs}
+        self.assertIn(batch, stacks[300], first)
+        self.assertIn(once, stacks[64], first)
+        (s,) = summaries(first)
+        self.assertEqual(s["definitely lost"][0::2], (364, 4), first)
+        self.assertEqual(s["indirectly lost"][0::2], (0, 0), first)
+        self.assertEqual(s["possibly lost"][0::2], (0, 0), first)
+
+        # Second: the grown record and the new one, with deltas; not the
+        # 64-byte record that did not change.
+        recs = records(second)
+        got = sorted((r["bytes"], r["delta_bytes"], r["blocks"], r["delta_blocks"])
+                     for r in recs)
+        self.assertEqual(got, [(32, 32, 1, 1), (500, 200, 5, 2)], describe(recs) + "\n" + second)
+        self.assertIn("500 (+200) bytes in 5 (+2) blocks are definitely lost", second)
+        self.assertIn("32 (+32) bytes in 1 (+1) blocks are definitely lost", second)
+        stacks = {r["bytes"]: r["stack"] for r in recs}
+        self.assertIn(batch, stacks[500], second)
+        self.assertIn(new, stacks[32], second)
+        self.assertNotIn(f"leak_service.c:{once[1]})", second)
+        (s,) = summaries(second)
+        self.assertEqual(s["definitely lost"], (596, 232, 7, 3), second)
+        self.assertIn("definitely lost: 596 (+232) bytes in 7 (+3) blocks", second)
+
+        # Third: nothing new, so no record; the summary says +0.
+        self.assertEqual(records(third), [], third)
+        (s,) = summaries(third)
+        self.assertEqual(s["definitely lost"], (596, 0, 7, 0), third)
+
+        # `full any`: every lost record, no deltas; `summary`: no records.
+        recs = records(every)
+        self.assertEqual(sorted((r["bytes"], r["blocks"]) for r in recs),
+                         [(32, 1), (64, 1), (500, 5)], describe(recs) + "\n" + every)
+        self.assertNotRegex(every, DELTA)
+        self.assertEqual(records(summary_only), [], summary_only)
+        (s,) = summaries(summary_only)
+        self.assertEqual(s["definitely lost"], (596, None, 7, None), summary_only)
+
+        # The monitor output went to vgdb, not to the log; the exit scan is
+        # the usual one, and counted with the others.
+        self.assertNotRegex(log, DELTA)
+        (s,) = summaries(log)
+        self.assertEqual(s["definitely lost"], (596, None, 7, None), log)
+        # five leak_check commands and the exit scan (help scans nothing)
+        self.assertEqual(rep["leak_check"]["scans"], 6, rep["leak_check"])
+
+
+class ErrorExitcode(TestCase):
+    def test_leaked_site_is_an_error(self):
+        r = run([program("leak_lost_block")], options=["--error-exitcode=42"])
+        self.assertEqual(r.rc, 42, r.log)
+        self.assertIn("ERROR SUMMARY: 1 errors from 1 contexts", r.log)
+
+    def test_clean_program_is_not(self):
+        r = run([program("churn")], options=["--error-exitcode=42"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("ERROR SUMMARY: 0 errors from 0 contexts", r.log)
+
+    def test_leaked_not_counted_when_only_growing_is(self):
+        r = run([program("leak_lost_block")], options=["--error-exitcode=42",
+                                                       "--errors-for=growing"])
+        self.assertEqual(r.rc, 0, r.log)
+        # still found and reported, only not an error
+        self.assertEqual(r.report["leak_check"]["definite"]["bytes"], 2000)
+
+    def test_growing_site_is_not_an_error_by_default(self):
+        # Growth is a profile, not an error, unless asked for.
+        r = run([program("grow_list")], options=["--error-exitcode=42"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("growing", {s["class"] for s in r.report["sites"]}, r.log)
+
+    def test_growing_site_is_an_error_when_asked(self):
+        for classes in ("growing", "leaked,growing", "all"):
+            with self.subTest(errors_for=classes):
+                r = run([program("grow_list")],
+                        options=["--error-exitcode=42", f"--errors-for={classes}"])
+                self.assertEqual(r.rc, 42, r.log)
+                self.assertIn("ERROR SUMMARY: 1 errors from 1 contexts", r.log)
+
+    def test_growing_not_counted_when_only_leaked_is(self):
+        r = run([program("grow_list")], options=["--error-exitcode=42", "--errors-for=leaked"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("growing", {s["class"] for s in r.report["sites"]}, r.log)
+
+    def test_no_class_counted_with_none(self):
+        r = run([program("leak_lost_block")], options=["--error-exitcode=42", "--errors-for=none"])
+        self.assertEqual(r.rc, 0, r.log)
+
+    def test_bad_errors_for_is_an_option_error(self):
+        r = run([program("churn")], options=["--errors-for=bogus"])
+        self.assertNotEqual(r.rc, 0, r.log)
+        self.assertIn("--errors-for=bogus", r.log)
+        self.assertRegex(r.log, r"(?i)bad option")
+        self.assertIn("leaked", r.log)  # says what it expected
+        self.assertEqual(r.reports, [], "no run, no report")
+
+
+class LeakCheckModes(TestCase):
+    def test_no_means_no_scan(self):
+        r = run([program("leak_lost_block")], options=["--leak-check=no"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertNotIn("LEAK SUMMARY", r.log)
+        self.assertNotIn("loss record", r.log)
+        self.assertNotIn("leak_check", r.report)
+        self.assertNotIn("leaked", {s["class"] for s in r.report["sites"]})
+
+    def test_summary_has_no_loss_records(self):
+        r = run([program("leak_lost_block")], options=["--leak-check=summary"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("LEAK SUMMARY:", r.log)
+        self.assertIn("definitely lost: 2,000 bytes in 1 blocks", r.log)
+        self.assertNotIn("loss record", r.log)
+        lc = r.report["leak_check"]
+        self.assertEqual(lc["mode"], "summary")
+        self.assertEqual(lc["definite"]["bytes"], 2000)
+
+    def test_full_is_the_default(self):
+        r = run([program("leak_lost_block")])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("2,000 bytes in 1 blocks are definitely lost in loss record", r.log)
+        self.assertEqual(r.report["leak_check"]["mode"], "full")
+
+
+class Parsers(unittest.TestCase):
+    def test_record_and_summary_with_deltas(self):
+        log = ("==9== 40 (+40) bytes in 2 (+2) blocks are definitely lost in loss record 1 of 1\n"
+               "==9==    at 0x1093D9: lose_second (leak_on_demand.c:27)\n"
+               "==9==    by 0x1095A1: main (leak_on_demand.c:58)\n"
+               "==9== \n"
+               "==9== 1,064 (24 direct, 1,040 indirect) bytes in 1 blocks are definitely lost"
+               " in loss record 3 of 4\n"
+               "==9== LEAK SUMMARY:\n"
+               "==9==    definitely lost: 1,050 (+40) bytes in 3 (+2) blocks\n"
+               "==9==    indirectly lost: 0 (-8) bytes in 0 (-1) blocks\n"
+               "==9==         suppressed: 0 bytes in 0 blocks\n")
+        recs = records(log)
+        self.assertEqual(len(recs), 2)
+        self.assertEqual((recs[0]["bytes"], recs[0]["delta_bytes"], recs[0]["blocks"],
+                          recs[0]["delta_blocks"], recs[0]["kind"]), (40, 40, 2, 2, "definitely"))
+        self.assertEqual(recs[0]["stack"], [("leak_on_demand.c", 27), ("leak_on_demand.c", 58)])
+        self.assertEqual((recs[1]["bytes"], recs[1]["delta_bytes"]), (1064, None))
+        (s,) = summaries(log)
+        self.assertEqual(s["definitely lost"], (1050, 40, 3, 2))
+        self.assertEqual(s["indirectly lost"], (0, -8, 0, -1))
+        self.assertEqual(s["suppressed"], (0, None, 0, None))
+
+
+if __name__ == "__main__":
+    unittest.main()
