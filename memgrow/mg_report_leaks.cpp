@@ -107,10 +107,12 @@ void print_leaks(const Analysis& a, bool deltas) {
     if (clo.leak_check == LeakCheck::full) {
         UInt cap = scan->n_sites * kLeakKinds + 1, n = 0;
         auto* records = static_cast<Record*>(VG_(malloc)("mg.leaks.records", cap * sizeof(Record)));
+        // Records of every kind are numbered (as memcheck does); the kinds
+        // --show-leak-kinds names are printed.
         for (UInt id = 0; id < scan->n_sites; ++id) {
             const SiteLeak& sl = scan->sites[id];
             for (UInt k = 0; k < kLeakKinds; ++k) {
-                if (!sl.blocks[k] || !(clo.show_leak_kinds & (1u << k))) continue;
+                if (!sl.blocks[k]) continue;
                 if (a.leak_suppressed_by && a.leak_suppressed_by[id] && k != kReachable) continue;
                 Record r{id, k, sl.bytes[k], sl.blocks[k], k == kDefinite ? sl.indirect_through : 0,
                          0,  0};
@@ -119,15 +121,17 @@ void print_leaks(const Analysis& a, bool deltas) {
                     r.old_bytes = ps.bytes[k] + (k == kDefinite ? ps.indirect_through : 0);
                     r.old_blocks = ps.blocks[k];
                 }
-                // On demand, only what is new or increased since the last scan.
-                if (deltas && r.bytes + r.indirect <= r.old_bytes && r.blocks <= r.old_blocks)
-                    continue;
                 records[n++] = r;
             }
         }
         VG_(ssort)(records, n, sizeof(Record), by_size);
-        for (UInt i = 0; i < n; ++i)
-            print_record(records[i], i + 1, n, a, deltas && prev);
+        for (UInt i = 0; i < n; ++i) {
+            const Record& r = records[i];
+            if (!(clo.show_leak_kinds & (1u << r.kind))) continue;
+            // On demand, only what is new or increased since the last scan.
+            if (deltas && r.bytes + r.indirect <= r.old_bytes && r.blocks <= r.old_blocks) continue;
+            print_record(r, i + 1, n, a, deltas);
+        }
         VG_(free)(records);
     }
 
@@ -135,6 +139,8 @@ void print_leaks(const Analysis& a, bool deltas) {
     ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1], psup[kLeakKinds + 1],
         psup_blocks[kLeakKinds + 1];
     suppressed_totals(scan, a, sup, sup_blocks);
+    for (UInt k = 0; k <= kLeakKinds; ++k)
+        psup[k] = psup_blocks[k] = 0;
     if (prev) suppressed_totals(prev, a, psup, psup_blocks);
     HChar d_bytes[40], d_blocks[40];
     VG_(umsg)("LEAK SUMMARY:\n");
@@ -142,8 +148,8 @@ void print_leaks(const Analysis& a, bool deltas) {
                                              "  possibly lost", "still reachable"};
     for (UInt k = 0; k < kLeakKinds; ++k) {
         ULong bytes = scan->bytes[k] - sup[k], blocks = scan->blocks[k] - sup_blocks[k];
-        delta(d_bytes, bytes, prev ? prev->bytes[k] - psup[k] : 0, prev);
-        delta(d_blocks, blocks, prev ? prev->blocks[k] - psup_blocks[k] : 0, prev);
+        delta(d_bytes, bytes, prev ? prev->bytes[k] - psup[k] : 0, deltas);
+        delta(d_blocks, blocks, prev ? prev->blocks[k] - psup_blocks[k] : 0, deltas);
         VG_(umsg)
         ("   %s: %'llu%s bytes in %'llu%s blocks\n", labels[k], bytes, d_bytes, blocks, d_blocks);
         if (k == kReachable && scan->bytes[k]) {
@@ -157,8 +163,11 @@ void print_leaks(const Analysis& a, bool deltas) {
              reach::heuristic_name(h), scan->heuristic_bytes[h], scan->heuristic_blocks[h]);
         }
     }
+    delta(d_bytes, sup[kLeakKinds], psup[kLeakKinds], deltas);
+    delta(d_blocks, sup_blocks[kLeakKinds], psup_blocks[kLeakKinds], deltas);
     VG_(umsg)
-    ("        suppressed: %'llu bytes in %'llu blocks\n", sup[kLeakKinds], sup_blocks[kLeakKinds]);
+    ("        suppressed: %'llu%s bytes in %'llu%s blocks\n", sup[kLeakKinds], d_bytes,
+     sup_blocks[kLeakKinds], d_blocks);
     VG_(umsg)("\n");
 }
 
