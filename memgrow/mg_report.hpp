@@ -3,6 +3,7 @@
 #pragma once
 
 #include "mg_analysis.hpp"
+#include "mg_symbols.hpp"
 
 namespace mg {
 
@@ -11,6 +12,9 @@ namespace mg {
 bool write_json_report(const HChar* path, const Analysis& a);
 
 void print_summary(const Analysis& a);
+// One frame in Valgrind's style ("at"/"by"); first_frame points at a bool,
+// true before the first frame of a stack.
+void print_frame(const Frame& f, void* first_frame);
 // Loss records (--leak-check=full, --show-leak-kinds) and the LEAK SUMMARY;
 // with deltas, only what is new or increased since the previous scan.
 void print_leaks(const Analysis& a, bool deltas);

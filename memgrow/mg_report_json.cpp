@@ -81,9 +81,10 @@ void write_ec_frames(JsonWriter& w, const HChar* key, ExeContext* ec) {
     w.end_array();
 }
 
-void write_growth(JsonWriter& w, const Growth& g, const Analysis& a) {
+void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analysis& a) {
     w.key("growth");
     w.begin_object();
+    w.member("class", class_name(history));
     w.member("rule", g.rule);
     w.member_num("rate", g.rate / static_cast<double>(tl.run.width));
     w.member_num("rate_per_bucket", g.rate);
@@ -198,7 +199,7 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     w.member_bool("suppressed", supp != nullptr);
     if (supp) w.member("suppression", supp);
     if (a.leaks) write_site_leaks(w, s->id, a);
-    write_growth(w, g, a);
+    write_growth(w, g, a.growth_class[s->id], a);
     write_series(w, "series", s, a.n_buckets, 0);
     write_series(w, "allocated_series", s, a.n_buckets, 1);
     write_series(w, "freed_series", s, a.n_buckets, 2);

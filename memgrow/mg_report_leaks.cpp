@@ -42,19 +42,6 @@ void delta(HChar* out, ULong now, ULong before, bool show) {
         VG_(sprintf)(out, " (-%'llu)", before - now);
 }
 
-void print_frame_line(const Frame& f, void* ctx) {
-    bool* first = static_cast<bool*>(ctx);
-    const HChar* fn = f.function ? f.function : "???";
-    const HChar* how = *first ? "at" : "by";
-    if (f.file)
-        VG_(umsg)("   %s %#lx: %s (%s:%d)\n", how, f.ip, fn, f.file, f.line);
-    else if (f.object)
-        VG_(umsg)("   %s %#lx: %s (in %s)\n", how, f.ip, fn, f.object);
-    else
-        VG_(umsg)("   %s %#lx: %s\n", how, f.ip, fn);
-    *first = false;
-}
-
 void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool deltas) {
     HChar d_bytes[40], d_blocks[40];
     delta(d_bytes, r.bytes + r.indirect, r.old_bytes, deltas);
@@ -68,7 +55,7 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
                    d_bytes, r.blocks, d_blocks, kind_phrase(r.kind), number, of);
     const Site* s = site_at(r.site);
     bool first = true;
-    for_each_frame(s, print_frame_line, &first);
+    for_each_frame(s, print_frame, &first);
     if (first) VG_(umsg)("   (no frames)\n");
     if (r.site < a.n_sites) {
         const Growth& g = a.growth[r.site];

@@ -30,18 +30,6 @@ const HChar* unit_name(TimeUnit u, bool plural) {
     }
 }
 
-void print_frame(const Frame& f, void* ctx) {
-    bool* first = static_cast<bool*>(ctx);
-    const HChar* fn = f.function ? f.function : "???";
-    if (f.file)
-        VG_(umsg)("   %s %#lx: %s (%s:%d)\n", *first ? "at" : "by", f.ip, fn, f.file, f.line);
-    else if (f.object)
-        VG_(umsg)("   %s %#lx: %s (in %s)\n", *first ? "at" : "by", f.ip, fn, f.object);
-    else
-        VG_(umsg)("   %s %#lx: %s\n", *first ? "at" : "by", f.ip, fn);
-    *first = false;
-}
-
 void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
     HChar cls[16];
     VG_(strcpy)(cls, class_name(g.cls));
@@ -82,6 +70,18 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
 
 } // namespace
 
+void print_frame(const Frame& f, void* first_frame) {
+    bool* first = static_cast<bool*>(first_frame);
+    const HChar* fn = f.function ? f.function : "???";
+    if (f.file)
+        VG_(umsg)("   %s %#lx: %s (%s:%d)\n", *first ? "at" : "by", f.ip, fn, f.file, f.line);
+    else if (f.object)
+        VG_(umsg)("   %s %#lx: %s (in %s)\n", *first ? "at" : "by", f.ip, fn, f.object);
+    else
+        VG_(umsg)("   %s %#lx: %s\n", *first ? "at" : "by", f.ip, fn);
+    *first = false;
+}
+
 void print_summary(const Analysis& a) {
     const HChar* when = !tl.torn_down             ? "while running"
                         : tl.teardown_reason == 1 ? "when exit() began"
@@ -106,10 +106,9 @@ void print_summary(const Analysis& a) {
     VG_(umsg)("      growing: %'llu sites, %'llu bytes\n", a.sites_in[2], a.bytes_in[2]);
     VG_(umsg)("      plateau: %'llu sites, %'llu bytes\n", a.sites_in[1], a.bytes_in[1]);
     VG_(umsg)("       stable: %'llu sites, %'llu bytes\n", a.sites_in[0], a.bytes_in[0]);
-    if (a.suppressed_sites)
-        VG_(umsg)
-        ("   suppressed: %'llu sites, %'llu bytes (counted above, not listed)\n",
-         a.suppressed_sites, a.suppressed_bytes);
+    if (a.suppressed_sites) VG_(umsg)
+    ("   suppressed: %'llu sites, %'llu bytes (counted above, not listed)\n", a.suppressed_sites,
+     a.suppressed_bytes);
     if (tl.n_marks) VG_(umsg)
     ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks, tl.first_mark_at);
     VG_(umsg)("\n");

@@ -405,6 +405,19 @@ class LeakCheckModes(TestCase):
         self.assertEqual(r.rc, 0, r.log)
         self.assertIn("2,000 bytes in 1 blocks are definitely lost in loss record", r.log)
         self.assertEqual(r.report["leak_check"]["mode"], "full")
+        self.assertNotIn("still reachable in loss record", r.log)  # definite,possible
+
+    def test_show_leak_kinds_chooses_the_records(self):
+        r = run([program("leak_lost_block")], options=["--show-leak-kinds=reachable"])
+        self.assertIn("200 bytes in 1 blocks are still reachable in loss record 1 of 2", r.log)
+        self.assertNotIn("definitely lost in loss record", r.log)
+        self.assertIn("definitely lost: 2,000 bytes in 1 blocks", r.log)  # the summary stays
+        r = run([program("leak_lost_block")], options=["--show-leak-kinds=all"])
+        self.assertIn("still reachable in loss record 1 of 2", r.log)
+        self.assertIn("definitely lost in loss record 2 of 2", r.log)
+        bad = run([program("leak_lost_block")], options=["--show-leak-kinds=lost"])
+        self.assertNotEqual(bad.rc, 0, bad.log)
+        self.assertIn("--show-leak-kinds", bad.log)
 
 
 class Parsers(unittest.TestCase):
