@@ -151,7 +151,9 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
     suppressed_totals(scan, a, sup, sup_blocks);
     w.key("leak_check");
     w.begin_object();
-    w.member("mode", clo.leak_check == LeakCheck::full ? "full" : "summary");
+    w.member("mode", clo.leak_check == LeakCheck::full      ? "full"
+                     : clo.leak_check == LeakCheck::summary ? "summary"
+                                                            : "no"); // scans were requested
     w.member_u("scans", scan->number);
     w.member_u("scanned_bytes", scan->scanned_bytes);
     w.key("heuristics");
