@@ -2,21 +2,25 @@
 """Benchmark memgrow against native runs and its peers.
 
     python3 bench/run.py [--quick] [--build DIR] [--repeat N]
-                         [--only c|python|length] [--length] [--python EXE] [--keep]
+                         [--only c|python|length|scan] [--length] [--python EXE] [--keep]
 
 Runs each workload (bench/malloc_heavy.c, bench/python_loop.py) natively and
 under Valgrind's none, memcheck, massif, dhat, memgrow and under heaptrack,
 measures wall time and peak RSS, prints one table per workload, the targets
-check, and the run-length check (memgrow's peak RSS on N and 10xN iterations
-of a workload whose live set does not depend on N). See bench/README.md.
+check, the run-length check (memgrow's peak RSS on N and 10xN iterations
+of a workload whose live set does not depend on N), and the leak scan's cost
+on a 1 GiB heap (bench/leak_heap.c under memgrow and memcheck, each with
+--leak-check=full and --leak-check=no). See bench/README.md.
 
 Standard library only. Exits non-zero only when a run fails (non-zero exit
 status or a signal), never because of a timing.
 """
 
 import argparse
+import glob
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -33,6 +37,9 @@ ROOT = os.path.dirname(HERE)
 C_ITERS = (1500000, 200000)
 PY_ITERS = (200000, 20000)
 LENGTH_ITERS = (300000, 50000)  # N; the long run is 10 x N
+# Leak scan: blocks of SCAN_BLOCK_SIZE bytes, (full, quick): 1 GiB and 128 MiB.
+SCAN_BLOCKS = (1048576, 131072)
+SCAN_BLOCK_SIZE = 1024
 
 
 def log(msg):
@@ -269,6 +276,17 @@ def fmt(x, spec):
     return "-" if x is None else format(x, spec)
 
 
+def print_unmeasured(r):
+    """Prints a table row for a skipped or failed run; True if it was one."""
+    if "skipped" in r:
+        print("%-30s %s" % (r["label"], "skipped: " + r["skipped"]))
+        return True
+    if r.get("failed"):
+        print("%-30s %s" % (r["label"], "FAILED (see the error below)"))
+        return True
+    return False
+
+
 def print_table(title, results, repeat):
     def find(config, group):
         for r in results:
@@ -284,11 +302,7 @@ def print_table(title, results, repeat):
     print(head)
     print("-" * len(head))
     for r in results:
-        if "skipped" in r:
-            print("%-30s %s" % (r["label"], "skipped: " + r["skipped"]))
-            continue
-        if r.get("failed"):
-            print("%-30s %s" % (r["label"], "FAILED (see the error below)"))
+        if print_unmeasured(r):
             continue
         nat = find("native", r["group"])
         non = find("none", r["group"])
@@ -352,13 +366,194 @@ def report_line(tmp, title, results, growing_fn):
     return [line]
 
 
+LEAK_KINDS = ("definite", "indirect", "possible", "reachable")
+MEMCHECK_KINDS = {"definitely lost": "definite", "indirectly lost": "indirect",
+                  "possibly lost": "possible", "still reachable": "reachable"}
+
+
+def memcheck_leak_summary(path):
+    """memcheck's LEAK SUMMARY in a run's log: {kind: (bytes, blocks)}, or
+    (None, why)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+    except OSError as e:
+        return None, "cannot read %s: %s" % (path, e)
+    if "All heap blocks were freed -- no leaks are possible" in text:
+        return {k: (0, 0) for k in LEAK_KINDS}, None
+    tail = text[text.rfind("LEAK SUMMARY:"):] if "LEAK SUMMARY:" in text else ""
+    found = {}
+    for m in re.finditer(r"(definitely lost|indirectly lost|possibly lost|still reachable):"
+                         r"\s+([\d,]+) bytes in ([\d,]+) blocks", tail):
+        found[MEMCHECK_KINDS[m.group(1)]] = (int(m.group(2).replace(",", "")),
+                                             int(m.group(3).replace(",", "")))
+    if set(found) != set(LEAK_KINDS):
+        return None, "no complete LEAK SUMMARY in memcheck's output (%s)" % path
+    return found, None
+
+
+def memgrow_leak_check(tmp, tag, log_path):
+    """The `leak_check` object of memgrow's JSON report of the last run with
+    this tag: (leak_check, None) or (None, why). The report name has %p (a run
+    never finds an older run's file); the run's log names the file."""
+    path = None
+    try:
+        with open(log_path, "rb") as f:
+            for line in f.read().decode("utf-8", "replace").splitlines():
+                m = re.search(r"memgrow: JSON report written to (\S+)", line)
+                if m:
+                    path = m.group(1)
+    except OSError:
+        pass
+    if not path:
+        found = sorted(glob.glob(os.path.join(tmp, tag + ".*.json")), key=os.path.getmtime)
+        path = found[-1] if found else os.path.join(tmp, tag + ".*.json")
+    try:
+        with open(path) as f:
+            lc = json.load(f).get("leak_check")
+    except (OSError, ValueError) as e:
+        return None, "cannot read memgrow report %s: %s" % (path, e)
+    if not isinstance(lc, dict):
+        return None, "memgrow report %s has no leak_check" % path
+    return lc, None
+
+
+def leak_heap_expected(log_path):
+    """The totals leak_heap announced ("leak_heap: expect ..."), or None."""
+    try:
+        with open(log_path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    m = re.search(r"expect definite (\d+) bytes in (\d+) blocks, indirect (\d+) bytes in (\d+) blocks", text)
+    if not m:
+        return None
+    return {"definite": (int(m.group(1)), int(m.group(2))),
+            "indirect": (int(m.group(3)), int(m.group(4)))}
+
+
+def run_scan(runner, tools, exe, n, env, repeat):
+    """leak_heap under memgrow and memcheck, each with --leak-check=full and
+    --leak-check=no (plus native, for reference). Returns the rows."""
+    argv = [exe, str(n), str(SCAN_BLOCK_SIZE)]
+    rows = []
+    log("== leak scan: leak_heap %d x %d bytes" % (n, SCAN_BLOCK_SIZE))
+    spec = [("native", "native", None)]
+    for tool in ("memgrow", "memcheck"):
+        for mode in ("full", "no"):
+            spec.append(("%s --leak-check=%s" % (tool, mode), tool, mode))
+    for label, tool, mode in spec:
+        row = {"label": label, "tool": tool, "mode": mode}
+        rows.append(row)
+        if tool in tools.missing:
+            row["skipped"] = tools.missing[tool]
+            log("  %-30s skipped: %s" % (label, row["skipped"]))
+            continue
+        tag = "scan-%s-%s" % (tool, mode)
+        if tool == "native":
+            cmd = argv
+        elif tool == "memgrow":
+            cmd = [tools.memgrow_vg, "--tool=memgrow", "--leak-check=" + mode,
+                   "--json-file=" + os.path.join(runner.tmp, tag + ".%p.json")] + argv
+        else:
+            cmd = [tools.valgrind, "--tool=memcheck", "--leak-check=" + mode] + argv
+        try:
+            r = runner.measure(label, cmd, env, repeat)
+        except Failure:
+            row["failed"] = True
+            continue
+        row.update(r, tag=tag)
+    return rows
+
+
+def print_scan(rows, n, repeat, tmp, failures):
+    by = {(r["tool"], r["mode"]): r for r in rows}
+
+    def secs(tool, mode):
+        r = by.get((tool, mode))
+        return r.get("median") if r else None
+
+    print()
+    print("Leak scan: leak_heap %d blocks x %d bytes (%.2f GiB, 1%% lost)  "
+          "(wall time: median of %d run%s; peak RSS: median)" % (
+              n, SCAN_BLOCK_SIZE, n * SCAN_BLOCK_SIZE / 2.0 ** 30, repeat, "" if repeat == 1 else "s"))
+    head = "%-30s %9s %14s %12s" % ("config", "seconds", "peak RSS MiB", "scan s")
+    print(head)
+    print("-" * len(head))
+    scan = {}
+    for tool in ("memgrow", "memcheck"):
+        full, no = secs(tool, "full"), secs(tool, "no")
+        scan[tool] = full - no if full is not None and no is not None else None
+    for r in rows:
+        if print_unmeasured(r):
+            continue
+        print(("%-30s %9.2f %14.1f %12s" % (
+            r["label"], r["median"], r["rss_kib"] / 1024.0,
+            fmt(scan.get(r["tool"]), ".2f") if r["mode"] == "full" else "")).rstrip())
+    print()
+    print("Scan time (seconds with --leak-check=full minus seconds with --leak-check=no):")
+    for tool in ("memgrow", "memcheck"):
+        print("  %-8s %7s s" % (tool, fmt(scan[tool], ".2f")))
+    rr = ratio(scan["memgrow"], scan["memcheck"])
+    if rr is None:
+        print("  memgrow scan / memcheck scan  n/a (a run is missing)")
+    else:
+        print("  memgrow scan / memcheck scan = %.2f   (%.2f s / %.2f s)" % (
+            rr, scan["memgrow"], scan["memcheck"]))
+
+    # What each tool found, from its last --leak-check=full run.
+    print()
+    print("Leak totals (memgrow: JSON leak_check; memcheck: LEAK SUMMARY; last run of each):")
+    mg_row, mc_row = by.get(("memgrow", "full")), by.get(("memcheck", "full"))
+    mg = mc = mg_scanned = None
+    if mg_row and mg_row.get("log"):
+        lc, err = memgrow_leak_check(tmp, mg_row["tag"], mg_row["log"])
+        if err:
+            print("  FAILED: " + err)
+            failures.append("scan: " + err)
+        else:
+            mg = {k: (lc.get(k, {}).get("bytes"), lc.get(k, {}).get("blocks")) for k in LEAK_KINDS}
+            mg_scanned = lc.get("scanned_bytes")
+    if mc_row and mc_row.get("log"):
+        mc, err = memcheck_leak_summary(mc_row["log"])
+        if err:
+            print("  FAILED: " + err)
+            failures.append("scan: " + err)
+    expected = leak_heap_expected((mg_row or mc_row or {}).get("log") or "")
+    if mg is None or mc is None:
+        print("  n/a (a --leak-check=full run is missing)")
+        return
+    print("  %-10s %16s %10s %16s %10s" % ("kind", "memgrow bytes", "blocks", "memcheck bytes", "blocks"))
+    for k in LEAK_KINDS:
+        checked = k in ("definite", "indirect")
+        same = mg[k] == mc[k]
+        verdict = ("agree" if same else "FAILED: differ") if checked else (
+            "agree (not checked)" if same else "differ (not checked)")
+        print("  %-10s %16s %10s %16s %10s  %s" % (
+            k, "{:,}".format(mg[k][0]), "{:,}".format(mg[k][1]),
+            "{:,}".format(mc[k][0]), "{:,}".format(mc[k][1]), verdict))
+        if checked and not same:
+            failures.append("scan: %s lost differs: memgrow %s bytes in %s blocks, memcheck %s bytes in %s blocks" % (
+                k, mg[k][0], mg[k][1], mc[k][0], mc[k][1]))
+    if expected:
+        off = [k for k in ("definite", "indirect") if mg[k] != expected[k] or mc[k] != expected[k]]
+        print("  leak_heap expects definite %s bytes in %d blocks, indirect %s bytes in %d blocks: %s" % (
+            "{:,}".format(expected["definite"][0]), expected["definite"][1],
+            "{:,}".format(expected["indirect"][0]), expected["indirect"][1],
+            "both tools match" if not off else "a tool differs on " + ", ".join(off)))
+    if mg_scanned is not None:
+        heap = sum(mg[k][0] for k in LEAK_KINDS)
+        print("  memgrow scanned_bytes: %s (%.2f x the live heap of %s bytes)" % (
+            "{:,}".format(mg_scanned), mg_scanned / float(heap) if heap else 0.0, "{:,}".format(heap)))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="1 repeat and smaller sizes")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
                     help="memgrow build directory with vg-in-place [%(default)s]")
     ap.add_argument("--repeat", type=int, default=None, help="runs per configuration [3; 1 with --quick]")
-    ap.add_argument("--only", action="append", choices=["c", "python", "length"],
+    ap.add_argument("--only", action="append", choices=["c", "python", "length", "scan"],
                     help="run only these sections (repeatable)")
     ap.add_argument("--length", action="store_true", help="run only the run-length section")
     ap.add_argument("--python", default=None, help="Python interpreter to measure [this one]")
@@ -373,7 +568,7 @@ def main():
     if args.length:
         sections.add("length")
     if not sections:
-        sections = {"c", "python", "length"}
+        sections = {"c", "python", "length", "scan"}
 
     tmp = tempfile.mkdtemp(prefix="memgrow-bench-")
     t_start = time.perf_counter()
@@ -397,6 +592,9 @@ def run(args, repeat, q, sections, tmp, t_start):
         return 2
     exe = os.path.join(tmp, "malloc_heavy")
     subprocess.check_call([cc, "-O2", "-g", "-o", exe, os.path.join(HERE, "malloc_heavy.c")])
+    leak_exe = os.path.join(tmp, "leak_heap")
+    if "scan" in sections:
+        subprocess.check_call([cc, "-O2", "-g", "-o", leak_exe, os.path.join(HERE, "leak_heap.c")])
     helper = os.path.join(tmp, "rusage_run")
     subprocess.check_call([cc, "-O2", "-o", helper, os.path.join(HERE, "rusage_run.c")])
     runner = Runner(tmp, helper)
@@ -468,6 +666,10 @@ def run(args, repeat, q, sections, tmp, t_start):
                     r["native_rss_kib"] = None
                 length.append(r)
 
+    scan = None
+    if "scan" in sections:
+        scan = run_scan(runner, tools, leak_exe, SCAN_BLOCKS[q], env, repeat)
+
     # ---- report ----
     for title, res in tables:
         print_table(title, res, repeat)
@@ -499,6 +701,8 @@ def run(args, repeat, q, sections, tmp, t_start):
             if len(ok) == 2:
                 rr = ok[1]["rss_kib"] / ok[0]["rss_kib"]
                 print("  peak RSS ratio 10xN / N = %.3f   (target: flat, about 1.0)" % rr)
+    if scan is not None:
+        print_scan(scan, SCAN_BLOCKS[q], repeat, tmp, runner.failures)
     print()
     print("total benchmark time: %.0f s" % (time.perf_counter() - t_start))
     if runner.failures:

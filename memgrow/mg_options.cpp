@@ -151,7 +151,7 @@ static bool check_writable(const HChar* option, const HChar* pattern) {
 }
 
 void check_options() {
-    check_writable("--json-file", clo.json_file);
+    json_file_existed_at_start = check_writable("--json-file", clo.json_file);
 }
 
 } // namespace mg

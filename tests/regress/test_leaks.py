@@ -85,6 +85,10 @@ def memcheck(argv, options=(), timeout=300):
 # comment on an allocation line, the (definite, indirect, possible) lost bytes
 # of the sites allocated there.
 CASES = {
+    "leak_stale_heap": dict(
+        src="leak_stale_heap.c",
+        definite=(300, 2), indirect=(0, 0), possible=(0, 0), reachable=(64 * 64 + 256 * 1024, 65),
+        sites={"STALE_TARGET": (300, 0, 0), "REUSED_HERE": (0, 0, 0)}),
     "leak_unreadable": dict(
         src="leak_unreadable.c",
         definite=(300, 2), indirect=(0, 0), possible=(0, 0), reachable=(50, 1),
@@ -282,6 +286,9 @@ class Leaks(TestCase):
 
     def test_unreadable_and_unmapped_roots_are_skipped_without_faulting(self):
         self.check_case("leak_unreadable")
+
+    def test_stale_pointers_in_reused_memory_do_not_reach(self):
+        self.check_case("leak_stale_heap")
 
     def test_lost_block(self):
         self.check_case("leak_lost_block")

@@ -61,6 +61,15 @@ class Options(TestCase):
         self.assertEqual(len(site["frames"]), 1)
         self.assertEqual(site["frames"][0]["function"], "remember")
 
+    def test_a_json_file_without_pid_is_overwritten_by_the_next_run(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "fixed.json")
+            for _ in range(2):
+                rc, log = start([f"--json-file={out}"])
+                self.assertEqual(rc, 0, log)
+            self.assertEqual(os.listdir(tmp), ["fixed.json"], log)
+
     def test_default_json_file_name_has_the_pid(self):
         r = run([program("grow_list"), "10"], json_name="memgrow.out.%p.json")
         self.assertIn(f"memgrow.out.{r.report['pid']}.json", r.log)
