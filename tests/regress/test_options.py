@@ -28,6 +28,9 @@ class Options(TestCase):
         self.assertRejected(["--depth=x"], "Invalid integer value 'x'")
         self.assertRejected(["--warmup=abc"], "expected a percentage (5%) or a number of clock units")
         self.assertRejected(["--warmup=95%"], "the warm-up must be at most 90% of the run")
+        self.assertRejected(["--leak-check=maybe"], "expected no, summary or full")
+        self.assertRejected(["--leak-check-heuristics=stdstring,python"],
+                            "stdstring,length64,newarray,multipleinheritance,cpython")
         self.assertRejected(["--json-file="], "the file name is empty")
         self.assertRejected(["--no-such-option=1"], "Unknown option: --no-such-option=1")
 
@@ -38,7 +41,9 @@ class Options(TestCase):
     def test_help_lists_memgrow_options(self):
         p = subprocess.run([VALGRIND, "--tool=memgrow", "--help"], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
-        for opt in ("--json-file", "--time-unit", "--depth", "--warmup", "--mark-warmup", "--top"):
+        for opt in ("--json-file", "--time-unit", "--depth", "--warmup", "--mark-warmup", "--top",
+                    "--leak-check=no|summary|full", "--show-leak-kinds", "--leak-check-heuristics",
+                    "--errors-for"):
             self.assertIn(opt, p.stdout)
 
     def test_instruction_clock(self):
