@@ -1,0 +1,142 @@
+// The diff rules: matching sites by key, and the verdict.
+#include "report/diff.hpp"
+
+#include "report/text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace mg::report {
+
+std::map<SiteKey, KeyedSite> index_sites(const Report& r) {
+    std::map<SiteKey, KeyedSite> out;
+    for (const Site& s : r.sites) {
+        SiteKey key = site_key(s);
+        auto [it, fresh] = out.try_emplace(key);
+        KeyedSite& k = it->second;
+        if (fresh) {
+            k.key = key;
+            k.suppressed = true;
+        }
+        if (!k.site || s.live_bytes > k.site->live_bytes) k.site = &s;
+        k.cls = std::max(k.cls, s.cls);
+        if (!s.suppressed) {
+            k.gate = std::max(k.gate, s.cls);
+            k.suppressed = false;
+        }
+        k.live_bytes += s.live_bytes;
+        ++k.sites;
+    }
+    return out;
+}
+
+Budget parse_budget(const std::string& text) {
+    Budget b;
+    b.text = text;
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    double v = std::strtod(begin, &end);
+    if (end == begin || !std::isfinite(v) || v < 0 || text.find_first_of("xXpP") != text.npos)
+        throw std::invalid_argument("--max-growth: expected bytes (64K, 10M, 1G) or a "
+                                    "percentage (5%), got '" +
+                                    text + "'");
+    std::string suffix = end;
+    b.kind = Budget::Kind::bytes;
+    double scale = 1;
+    if (suffix == "%") {
+        b.kind = Budget::Kind::percent;
+    } else if (!suffix.empty()) {
+        char unit = static_cast<char>(std::toupper(static_cast<unsigned char>(suffix[0])));
+        std::string rest = suffix.substr(1);
+        scale = unit == 'K' ? 1024.0 : unit == 'M' ? 1048576.0 : unit == 'G' ? 1073741824.0 : 0;
+        if (unit == 'B' && rest.empty()) scale = 1;
+        if (scale == 0 || !(rest.empty() || rest == "B" || rest == "iB"))
+            throw std::invalid_argument("--max-growth: unknown unit '" + suffix + "' in '" + text +
+                                        "' (use K, M, G or %)");
+    }
+    b.value = v * scale;
+    return b;
+}
+
+namespace {
+
+// Problems first, then by how much changed.
+bool more_important(const SiteChange& a, const SiteChange& b) {
+    auto rank = [](const SiteChange& c) {
+        return static_cast<int>((c.next ? c.next : c.base)->gate);
+    };
+    if (rank(a) != rank(b)) return rank(a) > rank(b);
+    if (std::llabs(a.delta()) != std::llabs(b.delta()))
+        return std::llabs(a.delta()) > std::llabs(b.delta());
+    return a.key < b.key;
+}
+
+std::string site_words(const KeyedSite& k) {
+    return fmt::format("{} site {}", class_name(k.gate), stack_line(*k.site, 4));
+}
+
+} // namespace
+
+DiffResult diff_reports(const Report& base, const Report& next, const Budget& budget) {
+    auto before = index_sites(base);
+    auto after = index_sites(next);
+    DiffResult d;
+    for (const auto& [key, k] : before)
+        if (is_problem(k.gate)) d.base_problem_bytes += k.live_bytes;
+    for (const auto& [key, k] : after)
+        if (is_problem(k.gate)) d.new_problem_bytes += k.live_bytes;
+
+    for (const auto& [key, k] : after) {
+        auto was = before.find(key);
+        if (was == before.end()) {
+            d.added.push_back({key, std::nullopt, k});
+        } else if (was->second.cls != k.cls || was->second.gate != k.gate ||
+                   was->second.live_bytes != k.live_bytes) {
+            d.changed.push_back({key, was->second, k});
+        }
+        // Rule 1: a leaked or growing site that BASE did not have as one.
+        bool was_problem = was != before.end() && is_problem(was->second.gate);
+        if (is_problem(k.gate) && !was_problem) {
+            if (was == before.end())
+                d.failures.push_back(
+                    fmt::format("new {}: {} bytes live", site_words(k), with_commas(k.live_bytes)));
+            else
+                d.failures.push_back(fmt::format("{} (was {}): {} bytes live", site_words(k),
+                                                 class_name(was->second.gate),
+                                                 with_commas(k.live_bytes)));
+        }
+        // Rule 2, per site: its live bytes rose above the budget.
+        if (budget.kind != Budget::Kind::none && is_problem(k.gate)) {
+            std::int64_t had = was == before.end() ? 0 : was->second.live_bytes;
+            std::int64_t rise = k.live_bytes - had;
+            if (rise > 0 && static_cast<double>(rise) > budget.allowed(had))
+                d.failures.push_back(
+                    fmt::format("{}: {} -> {} bytes live ({}), over --max-growth={}", site_words(k),
+                                with_commas(had), with_commas(k.live_bytes),
+                                with_commas(rise, true), budget.text));
+        }
+    }
+    for (const auto& [key, k] : before)
+        if (!after.count(key)) d.gone.push_back({key, k, std::nullopt});
+
+    // Rule 2, in total.
+    std::int64_t rise = d.new_problem_bytes - d.base_problem_bytes;
+    if (budget.kind != Budget::Kind::none && rise > 0 &&
+        static_cast<double>(rise) > budget.allowed(d.base_problem_bytes))
+        d.failures.push_back(fmt::format("leaked and growing sites hold {} -> {} bytes ({}), "
+                                         "over --max-growth={}",
+                                         with_commas(d.base_problem_bytes),
+                                         with_commas(d.new_problem_bytes), with_commas(rise, true),
+                                         budget.text));
+
+    std::sort(d.added.begin(), d.added.end(), more_important);
+    std::sort(d.gone.begin(), d.gone.end(), more_important);
+    std::sort(d.changed.begin(), d.changed.end(), more_important);
+    return d;
+}
+
+} // namespace mg::report

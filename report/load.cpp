@@ -1,0 +1,386 @@
+// Reading a report: nlohmann-json parses, this file checks the schema of
+// format version 1 field by field, so that the commands can trust the model.
+#include "report/load.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace mg::report {
+
+namespace {
+
+using nlohmann::json;
+
+std::string describe(const std::string& file, const std::string& message,
+                     const std::string& pointer, std::optional<std::uint64_t> byte,
+                     std::uint64_t line, std::uint64_t column) {
+    if (byte) return fmt::format("{}:{}:{}: {} (byte {})", file, line, column, message, *byte);
+    if (!pointer.empty()) return fmt::format("{}: {} (at {})", file, message, pointer);
+    return fmt::format("{}: {}", file, message);
+}
+
+// Bytes of a broken file may appear in the parser's message: keep it
+// printable whatever the file holds.
+std::string printable(const std::string& s) {
+    std::string out;
+    for (unsigned char c : s) {
+        if (c >= 0x20 && c < 0x7f)
+            out += static_cast<char>(c);
+        else
+            out += fmt::format("\\x{:02x}", c);
+    }
+    return out;
+}
+
+const char* type_of(const json& v) {
+    if (v.is_number_float()) return "a fractional number";
+    if (v.is_number()) return "an integer";
+    switch (v.type()) {
+    case json::value_t::null:
+        return "null";
+    case json::value_t::boolean:
+        return "a boolean";
+    case json::value_t::string:
+        return "a string";
+    case json::value_t::array:
+        return "an array";
+    case json::value_t::object:
+        return "an object";
+    default:
+        return "a value of another type";
+    }
+}
+
+// Walks the JSON with the pointer of each value, so that every message says
+// where the wrong value is.
+class Reader {
+  public:
+    explicit Reader(std::string file) : file_(std::move(file)) {}
+
+    [[noreturn]] void fail(const std::string& where, const std::string& message) const {
+        throw LoadError(file_, message, where.empty() ? "/" : where);
+    }
+
+    void expect(const json& v, bool ok, const std::string& where, const char* wanted) const {
+        if (!ok) fail(where, fmt::format("expected {}, found {}", wanted, type_of(v)));
+    }
+
+    // The member `key` of object `obj`, or nullptr when absent.
+    const json* member(const json& obj, const char* key) const {
+        auto it = obj.find(key);
+        return it == obj.end() ? nullptr : &*it;
+    }
+
+    const json& required(const json& obj, const std::string& where, const char* key) const {
+        const json* v = member(obj, key);
+        if (!v) fail(where, fmt::format("required field \"{}\" is missing", key));
+        return *v;
+    }
+
+    std::int64_t integer(const json& v, const std::string& where) const {
+        expect(v, v.is_number_integer(), where, "an integer");
+        if (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)
+            fail(where, "integer out of range");
+        return v.get<std::int64_t>();
+    }
+
+    double number(const json& v, const std::string& where) const {
+        expect(v, v.is_number(), where, "a number");
+        return v.get<double>();
+    }
+
+    std::string string(const json& v, const std::string& where) const {
+        expect(v, v.is_string(), where, "a string");
+        return v.get<std::string>();
+    }
+
+    bool boolean(const json& v, const std::string& where) const {
+        expect(v, v.is_boolean(), where, "a boolean");
+        return v.get<bool>();
+    }
+
+    // Optional members: absent leaves `out` as it is.
+    void opt_integer(const json& obj, const std::string& where, const char* key,
+                     std::int64_t& out) const {
+        if (const json* v = member(obj, key)) out = integer(*v, where + "/" + key);
+    }
+    void opt_integer_or_null(const json& obj, const std::string& where, const char* key,
+                             std::optional<std::int64_t>& out) const {
+        if (const json* v = member(obj, key); v && !v->is_null())
+            out = integer(*v, where + "/" + key);
+    }
+    void opt_string(const json& obj, const std::string& where, const char* key,
+                    std::string& out) const {
+        if (const json* v = member(obj, key)) out = string(*v, where + "/" + key);
+    }
+    void opt_bool(const json& obj, const std::string& where, const char* key, bool& out) const {
+        if (const json* v = member(obj, key)) out = boolean(*v, where + "/" + key);
+    }
+
+    const json& object(const json& v, const std::string& where) const {
+        expect(v, v.is_object(), where, "an object");
+        return v;
+    }
+
+    const json& array(const json& v, const std::string& where) const {
+        expect(v, v.is_array(), where, "an array");
+        return v;
+    }
+
+    std::vector<std::int64_t> integers(const json& v, const std::string& where) const {
+        std::vector<std::int64_t> out;
+        array(v, where);
+        out.reserve(v.size());
+        for (std::size_t i = 0; i < v.size(); ++i)
+            out.push_back(integer(v[i], where + "/" + std::to_string(i)));
+        return out;
+    }
+
+    SiteClass site_class(const json& v, const std::string& where) const {
+        std::string name = string(v, where);
+        auto c = parse_class(name);
+        if (!c)
+            fail(where, fmt::format("unknown class \"{}\" (expected leaked, growing, plateau "
+                                    "or stable)",
+                                    printable(name)));
+        return *c;
+    }
+
+    std::optional<std::string> string_or_null(const json& obj, const std::string& where,
+                                              const char* key) const {
+        const json* v = member(obj, key);
+        if (!v || v->is_null()) return std::nullopt;
+        return string(*v, where + "/" + key);
+    }
+
+    Frame frame(const json& v, const std::string& where) const {
+        object(v, where);
+        Frame f;
+        required(v, where, "function");
+        f.function = string_or_null(v, where, "function");
+        f.file = string_or_null(v, where, "file");
+        f.object = string_or_null(v, where, "object");
+        opt_integer_or_null(v, where, "line", f.line);
+        opt_bool(v, where, "python", f.python);
+        opt_string(v, where, "ip", f.ip);
+        return f;
+    }
+
+    std::vector<Frame> frames(const json& v, const std::string& where) const {
+        std::vector<Frame> out;
+        array(v, where);
+        for (std::size_t i = 0; i < v.size(); ++i)
+            out.push_back(frame(v[i], where + "/" + std::to_string(i)));
+        return out;
+    }
+
+    Growth growth(const json& v, const std::string& where) const {
+        object(v, where);
+        Growth g;
+        if (const json* c = member(v, "class")) g.history_class = site_class(*c, where + "/class");
+        opt_string(v, where, "rule", g.rule);
+        g.rate = number(required(v, where, "rate"), where + "/rate");
+        g.confidence = number(required(v, where, "confidence"), where + "/confidence");
+        if (const json* r = member(v, "rate_per_bucket"))
+            g.rate_per_bucket = number(*r, where + "/rate_per_bucket");
+        if (const json* r = member(v, "rate_per_mark"); r && !r->is_null())
+            g.rate_per_mark = number(*r, where + "/rate_per_mark");
+        opt_integer_or_null(v, where, "began_at", g.began_at);
+        opt_integer_or_null(v, where, "stopped_at", g.stopped_at);
+        opt_integer(v, where, "marks_used", g.marks_used);
+        opt_integer(v, where, "marks_adding", g.marks_adding);
+        opt_bool(v, where, "released_at_end", g.released_at_end);
+        return g;
+    }
+
+    Site site(const json& v, const std::string& where) const {
+        object(v, where);
+        Site s;
+        auto int_field = [&](const char* key, std::int64_t& out) {
+            out = integer(required(v, where, key), where + "/" + key);
+        };
+        opt_integer(v, where, "id", s.id);
+        s.space = string(required(v, where, "space"), where + "/space");
+        opt_integer_or_null(v, where, "device", s.device);
+        s.cls = site_class(required(v, where, "class"), where + "/class");
+        int_field("live_bytes", s.live_bytes);
+        int_field("live_blocks", s.live_blocks);
+        int_field("peak_bytes", s.peak_bytes);
+        int_field("allocated_bytes", s.allocated_bytes);
+        int_field("allocated_blocks", s.allocated_blocks);
+        int_field("at_exit_bytes", s.at_exit_bytes);
+        opt_integer(v, where, "at_exit_blocks", s.at_exit_blocks);
+        s.suppressed = boolean(required(v, where, "suppressed"), where + "/suppressed");
+        opt_string(v, where, "suppression", s.suppression);
+        if (const json* l = member(v, "lost")) {
+            std::string at = where + "/lost";
+            object(*l, at);
+            Lost lost;
+            opt_integer(*l, at, "definite", lost.definite);
+            opt_integer(*l, at, "indirect", lost.indirect);
+            opt_integer(*l, at, "possible", lost.possible);
+            s.lost = lost;
+        }
+        s.growth = growth(required(v, where, "growth"), where + "/growth");
+        s.series = integers(required(v, where, "series"), where + "/series");
+        if (const json* m = member(v, "mark_series"))
+            s.mark_series = integers(*m, where + "/mark_series");
+        s.frames = frames(required(v, where, "frames"), where + "/frames");
+        return s;
+    }
+
+    ByteCount byte_count(const json& obj, const std::string& where, const char* key) const {
+        ByteCount c;
+        if (const json* v = member(obj, key)) {
+            std::string at = where + "/" + key;
+            object(*v, at);
+            opt_integer(*v, at, "bytes", c.bytes);
+            opt_integer(*v, at, "blocks", c.blocks);
+        }
+        return c;
+    }
+
+    LeakCheck leak_check(const json& v, const std::string& where) const {
+        object(v, where);
+        LeakCheck lc;
+        opt_string(v, where, "mode", lc.mode);
+        opt_integer(v, where, "scans", lc.scans);
+        lc.definite = byte_count(v, where, "definite");
+        lc.indirect = byte_count(v, where, "indirect");
+        lc.possible = byte_count(v, where, "possible");
+        lc.reachable = byte_count(v, where, "reachable");
+        lc.suppressed = byte_count(v, where, "suppressed");
+        return lc;
+    }
+
+    Report report(const json& root) const {
+        if (!root.is_object())
+            throw LoadError(file_, fmt::format("not a memgrow report: the JSON is {}, not an "
+                                               "object with a \"memgrow\" version",
+                                               type_of(root)));
+        const json* version = member(root, "memgrow");
+        if (!version)
+            throw LoadError(file_, "not a memgrow report: no \"memgrow\" format version field");
+        if (!version->is_number_integer())
+            fail("/memgrow",
+                 fmt::format("the format version is {}, not an integer", type_of(*version)));
+        if (*version != kFormatVersion)
+            throw LoadError(file_, fmt::format("unsupported report format version {} (this "
+                                               "memgrow-report reads version {})",
+                                               version->dump(), kFormatVersion));
+        Report r;
+        r.path = file_;
+        r.version = kFormatVersion;
+        const json& command = array(required(root, "", "command"), "/command");
+        for (std::size_t i = 0; i < command.size(); ++i)
+            r.command.push_back(string(command[i], "/command/" + std::to_string(i)));
+        r.pid = integer(required(root, "", "pid"), "/pid");
+        opt_integer(root, "", "ppid", r.ppid);
+        r.time_unit = string(required(root, "", "time_unit"), "/time_unit");
+        opt_integer(root, "", "bucket_width", r.bucket_width);
+        opt_integer(root, "", "warmup_end", r.warmup_end);
+        r.teardown_at = integer(required(root, "", "teardown_at"), "/teardown_at");
+        opt_string(root, "", "teardown", r.teardown);
+        if (const json* m = member(root, "marks")) {
+            object(*m, "/marks");
+            opt_integer(*m, "/marks", "count", r.marks.count);
+            opt_integer(*m, "/marks", "first_at", r.marks.first_at);
+            opt_integer(*m, "/marks", "per_bucket", r.marks.per_bucket);
+        }
+        const json& buckets = array(required(root, "", "buckets"), "/buckets");
+        for (std::size_t i = 0; i < buckets.size(); ++i) {
+            std::string at = "/buckets/" + std::to_string(i);
+            const json& b = object(buckets[i], at);
+            Bucket out;
+            out.end = integer(required(b, at, "end"), at + "/end");
+            opt_integer(b, at, "live_bytes", out.live_bytes);
+            opt_integer(b, at, "allocated_bytes", out.allocated_bytes);
+            opt_integer(b, at, "freed_bytes", out.freed_bytes);
+            r.buckets.push_back(out);
+        }
+        if (const json* lc = member(root, "leak_check"))
+            r.leak_check = leak_check(*lc, "/leak_check");
+        const json& sites = array(required(root, "", "sites"), "/sites");
+        r.sites.reserve(sites.size());
+        for (std::size_t i = 0; i < sites.size(); ++i)
+            r.sites.push_back(site(sites[i], "/sites/" + std::to_string(i)));
+        if (const json* errors = member(root, "errors")) {
+            array(*errors, "/errors");
+            for (std::size_t i = 0; i < errors->size(); ++i) {
+                std::string at = "/errors/" + std::to_string(i);
+                const json& e = object((*errors)[i], at);
+                Error out;
+                out.kind = string(required(e, at, "kind"), at + "/kind");
+                opt_integer(e, at, "count", out.count);
+                if (const json* f = member(e, "frames")) out.frames = frames(*f, at + "/frames");
+                r.errors.push_back(std::move(out));
+            }
+        }
+        return r;
+    }
+
+  private:
+    std::string file_;
+};
+
+} // namespace
+
+LoadError::LoadError(std::string file_, std::string message_, std::string pointer_,
+                     std::optional<std::uint64_t> byte_, std::uint64_t line_, std::uint64_t column_)
+    : std::runtime_error(describe(file_, message_, pointer_, byte_, line_, column_)),
+      file(std::move(file_)), message(std::move(message_)), pointer(std::move(pointer_)),
+      byte(byte_), line(line_), column(column_) {}
+
+Report parse_report(const std::string& text, const std::string& file) {
+    json root;
+    try {
+        root = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // nlohmann's position is the count of bytes read, the bad one included.
+        std::uint64_t at = e.byte > 0 ? e.byte - 1 : 0;
+        std::uint64_t line = 1, column = 1;
+        for (std::uint64_t i = 0; i < at && i < text.size(); ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        std::string why = e.what();
+        // Keep the parser's reason, not its exception id and position prefix.
+        if (auto colon = why.find(": ");
+            why.rfind("[json.exception", 0) == 0 && colon != std::string::npos)
+            why = why.substr(colon + 2);
+        std::string message = text.empty()            ? "empty file, not a memgrow report"
+                              : e.byte >= text.size() ? "the JSON ends early (a truncated "
+                                                        "report?): " +
+                                                            printable(why)
+                                                      : "not valid JSON (a memgrow report "
+                                                        "is JSON): " +
+                                                            printable(why);
+        throw LoadError(file, message, {}, at, line, column);
+    }
+    return Reader(file).report(root);
+}
+
+Report load_report(const std::string& file) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(file, ec))
+        throw LoadError(file, "cannot read: it is a directory");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw LoadError(file, fmt::format("cannot open: {}", std::strerror(errno)));
+    std::ostringstream buf;
+    buf << in.rdbuf(); // an empty file inserts nothing: parse_report says so
+    if (in.bad()) throw LoadError(file, "cannot read the file");
+    return parse_report(buf.str(), file);
+}
+
+} // namespace mg::report

@@ -1,0 +1,160 @@
+// The text of `show`: a header for the run, then each class's top sites.
+#include "report/show.hpp"
+
+#include "report/site_key.hpp"
+#include "report/text.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <iterator>
+
+#include <fmt/format.h>
+
+namespace mg::report {
+
+namespace {
+
+bool file_matches(const std::string& file, const std::string& want) {
+    if (file == want) return true;
+    // A path suffix at a directory boundary: "a.c" matches "src/a.c", not "xa.c".
+    return file.size() > want.size() &&
+           file.compare(file.size() - want.size(), want.size(), want) == 0 &&
+           file[file.size() - want.size() - 1] == '/';
+}
+
+std::string upper(const char* s) {
+    std::string out = s;
+    for (char& c : out)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// Small rates keep 4 significant digits; large ones read better whole.
+std::string rate_text(double v) {
+    if (std::fabs(v) >= 1000 && std::fabs(v) < 9e18)
+        return with_commas(static_cast<std::int64_t>(std::llround(v)), true);
+    return fmt::format("{:+.4g}", v);
+}
+
+void print_site(std::string& out, const Report& r, const Site& s, const ShowOptions& o) {
+    auto it = std::back_inserter(out);
+    std::string space = s.space;
+    if (s.device) space += fmt::format(" (device {})", *s.device);
+    fmt::format_to(it, "{} bytes in {} blocks live (peak {}), {} space{}\n",
+                   with_commas(s.live_bytes), with_commas(s.live_blocks), with_commas(s.peak_bytes),
+                   space, s.suppressed ? fmt::format(", suppressed by {}", s.suppression) : "");
+    if (s.lost && (s.lost->definite || s.lost->indirect || s.lost->possible))
+        fmt::format_to(it, "  lost: {} definitely, {} indirectly, {} possibly\n",
+                       with_commas(s.lost->definite), with_commas(s.lost->indirect),
+                       with_commas(s.lost->possible));
+    const Growth& g = s.growth;
+    if (g.rule != "none" && !g.rule.empty()) {
+        fmt::format_to(it, "  growth: {} bytes per {}, {} per bucket", rate_text(g.rate),
+                       clock_unit(r.time_unit), rate_text(g.rate_per_bucket));
+        if (g.rate_per_mark)
+            fmt::format_to(it, ", {} per mark ({} of {} marks added)", rate_text(*g.rate_per_mark),
+                           g.marks_adding, g.marks_used);
+        fmt::format_to(it, "; {} rule, confidence {:.2g}\n", g.rule, g.confidence);
+    }
+    if (!s.series.empty()) {
+        auto [lo, hi] = std::minmax_element(s.series.begin(), s.series.end());
+        fmt::format_to(it, "  series: {}  {} .. {} bytes\n", sparkline(s.series, o.width, o.ascii),
+                       with_commas(*lo), with_commas(*hi));
+    }
+    if (!s.mark_series.empty())
+        fmt::format_to(it, "  per mark: {}\n", sparkline(s.mark_series, o.width, o.ascii));
+    std::size_t n = std::min(o.frames, s.frames.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const Frame& f = s.frames[i];
+        fmt::format_to(it, "    {} {}{}\n", i ? "by" : "at", frame_label(f),
+                       f.python ? " [python]" : "");
+    }
+    if (n < s.frames.size()) fmt::format_to(it, "    ... {} more frames\n", s.frames.size() - n);
+}
+
+} // namespace
+
+bool site_matches(const Site& s, const ShowOptions& o) {
+    if (!o.classes.empty() &&
+        std::find(o.classes.begin(), o.classes.end(), s.cls) == o.classes.end())
+        return false;
+    if (!o.spaces.empty() && std::find(o.spaces.begin(), o.spaces.end(), s.space) == o.spaces.end())
+        return false;
+    auto any_frame = [&](auto pred) { return std::any_of(s.frames.begin(), s.frames.end(), pred); };
+    if (!o.files.empty() && !any_frame([&](const Frame& f) {
+            return f.file && std::any_of(o.files.begin(), o.files.end(),
+                                         [&](const auto& w) { return file_matches(*f.file, w); });
+        }))
+        return false;
+    if (!o.functions.empty() && !any_frame([&](const Frame& f) {
+            return f.function &&
+                   std::any_of(o.functions.begin(), o.functions.end(), [&](const auto& w) {
+                       return f.function->find(w) != std::string::npos;
+                   });
+        }))
+        return false;
+    return true;
+}
+
+std::string show_report(const Report& r, const ShowOptions& o) {
+    std::string out;
+    auto it = std::back_inserter(out);
+    std::string command;
+    for (const std::string& a : r.command)
+        command += (command.empty() ? "" : " ") + a;
+    std::string units = r.time_unit == "B"   ? "bytes allocated"
+                        : r.time_unit == "i" ? "instructions"
+                                             : r.time_unit;
+    fmt::format_to(it,
+                   "memgrow report {}\n  command: {}\n  pid {}, state at {} (clock {} {}), "
+                   "{} buckets\n",
+                   r.path, command, r.pid, r.teardown.empty() ? "?" : r.teardown,
+                   with_commas(r.teardown_at), units, r.buckets.size());
+    if (r.leak_check)
+        fmt::format_to(
+            it,
+            "  leak check: {} bytes definitely lost, {} indirectly, {} possibly, "
+            "{} still reachable\n",
+            with_commas(r.leak_check->definite.bytes), with_commas(r.leak_check->indirect.bytes),
+            with_commas(r.leak_check->possible.bytes), with_commas(r.leak_check->reachable.bytes));
+
+    // Sites the filters keep, per class, most live bytes first.
+    const std::array<SiteClass, 4> order = {SiteClass::leaked, SiteClass::growing,
+                                            SiteClass::plateau, SiteClass::stable};
+    std::array<std::vector<const Site*>, 4> by_class;
+    std::size_t hidden = 0;
+    for (const Site& s : r.sites) {
+        if (!site_matches(s, o)) continue;
+        if (s.suppressed && !o.suppressed) {
+            ++hidden;
+            continue;
+        }
+        by_class[3 - static_cast<int>(s.cls)].push_back(&s);
+    }
+    std::string counts;
+    for (std::size_t c = 0; c < order.size(); ++c) {
+        std::int64_t bytes = 0;
+        for (const Site* s : by_class[c])
+            bytes += s->live_bytes;
+        counts += fmt::format("{}{} {} ({} bytes)", c ? ", " : "", class_name(order[c]),
+                              by_class[c].size(), with_commas(bytes));
+    }
+    fmt::format_to(it, "  sites: {}{}\n", counts,
+                   hidden ? fmt::format("; {} suppressed not shown (--suppressed)", hidden) : "");
+
+    for (std::size_t c = 0; c < order.size(); ++c) {
+        auto& list = by_class[c];
+        std::stable_sort(list.begin(), list.end(), [](const Site* a, const Site* b) {
+            return a->live_bytes > b->live_bytes;
+        });
+        std::size_t n = std::min(o.top, list.size());
+        for (std::size_t i = 0; i < n; ++i) {
+            fmt::format_to(it, "\n{} {} of {}: ", upper(class_name(order[c])), i + 1, list.size());
+            print_site(out, r, *list[i], o);
+        }
+    }
+    return out;
+}
+
+} // namespace mg::report

@@ -1,0 +1,27 @@
+// Text pieces every command prints: numbers with thousands separators, the
+// clock's unit, a site's stack on one line, and a sparkline of a series.
+#pragma once
+
+#include "report/model.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mg::report {
+
+// 1234567 -> "1,234,567"; with `sign`, "+1,234,567" and "-5".
+std::string with_commas(std::int64_t n, bool sign = false);
+
+// What one clock unit is, for "bytes per ...": "byte allocated", "instruction", "ms".
+std::string clock_unit(const std::string& time_unit);
+
+// "f (a.c:3) <- g (a.c:9) <- ..." from the innermost frame, at most `frames`.
+std::string stack_line(const Site& s, std::size_t frames);
+
+// The series scaled from 0 to its maximum, one character per column: at most
+// `width` columns, each the largest value of its slice of the series (so a
+// spike is never averaged away). Unicode blocks, or ASCII with `ascii`.
+std::string sparkline(const std::vector<std::int64_t>& series, std::size_t width, bool ascii);
+
+} // namespace mg::report

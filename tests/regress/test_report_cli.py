@@ -1,0 +1,186 @@
+"""memgrow-report on reports memgrow writes in this test: `diff` gates on a
+program that gains a leak between two builds (tests/regress/gains_leak.c,
+built as gains_leak_base and gains_leak_new) and passes on two runs of one
+build; `--baseline-update` writes a baseline that then diffs clean; `show`
+prints the classes and sparklines; bad input exits 2 naming the file.
+"""
+import concurrent.futures
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import BUILD, VALGRIND, program, source_line  # noqa: E402
+
+REPORT = os.path.join(BUILD, "memgrow-report")
+LEAK_LINE = source_line("tests/regress/gains_leak.c", "LEAK_HERE")
+GROW_LINE = source_line("tests/regress/gains_leak.c", "GROW_HERE")
+
+
+def memgrow(tmp, name, argv):
+    """Runs argv under memgrow; returns the path of its report."""
+    path = os.path.join(tmp, name)
+    p = subprocess.run([VALGRIND, "--tool=memgrow", f"--json-file={path}", *argv], cwd=tmp,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    assert p.returncode == 0 and os.path.exists(path), p.stdout
+    return path
+
+
+def report(*args):
+    return subprocess.run([REPORT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, errors="replace", timeout=60)
+
+
+class ReportCli(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="memgrow-report-test-")
+        runs = {
+            "base": ("base.json", [program("gains_leak_base")]),
+            "base2": ("base2.json", [program("gains_leak_base")]),
+            "new": ("new.json", [program("gains_leak_new")]),
+            "longer": ("longer.json", [program("gains_leak_base"), "6000"]),
+        }
+        with concurrent.futures.ThreadPoolExecutor(len(runs)) as pool:
+            futures = {k: pool.submit(memgrow, cls.tmp, name, argv)
+                       for k, (name, argv) in runs.items()}
+            for k, f in futures.items():
+                setattr(cls, k, f.result())
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def check(self, p, rc):
+        self.assertEqual(p.returncode, rc, f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+
+    # --- diff --------------------------------------------------------------
+
+    def test_diff_fails_on_the_build_that_gains_a_leak(self):
+        p = report("diff", self.base, self.new)
+        self.check(p, 1)
+        self.assertIn(f"FAIL: new leaked site forget (gains_leak.c:{LEAK_LINE})", p.stdout)
+        self.assertIn("result: FAIL (1 problem)", p.stdout)
+        # The growing list is in both builds: it is not a new problem.
+        self.assertNotIn(f"remember (gains_leak.c:{GROW_LINE})", p.stdout)
+
+    def test_diff_passes_on_two_runs_of_one_build(self):
+        p = report("diff", self.base, self.base2)
+        self.check(p, 0)
+        self.assertIn("new sites: 0", p.stdout)
+        self.assertIn("gone sites: 0", p.stdout)
+        self.assertIn("result: OK", p.stdout)
+
+    def test_a_gone_leak_passes(self):
+        self.check(report("diff", self.new, self.base), 0)
+
+    def test_max_growth_budget(self):
+        # 4000 -> 6000 requests: the growing list holds 50% more.
+        p = report("diff", self.base, self.longer, "--max-growth=1K")
+        self.check(p, 1)
+        self.assertIn("over --max-growth=1K", p.stdout)
+        self.check(report("diff", self.base, self.longer, "--max-growth=10%"), 1)
+        self.check(report("diff", self.base, self.longer, "--max-growth=60%"), 0)
+        self.check(report("diff", self.base, self.longer, "--max-growth=1M"), 0)
+        self.check(report("diff", self.base, self.longer), 0)
+
+    def test_baseline_update(self):
+        baseline = os.path.join(self.tmp, "baseline.json")
+        shutil.copy(self.base, baseline)
+        p = report("diff", baseline, self.new, "--baseline-update")
+        self.check(p, 0)
+        self.assertIn("baseline updated", p.stdout)
+        self.assertIn(f"forget (gains_leak.c:{LEAK_LINE})", p.stdout)  # the diff is still shown
+        with open(baseline, "rb") as a, open(self.new, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        self.check(report("diff", baseline, self.new), 0)
+        # The first run of a nightly job: no baseline yet.
+        first = os.path.join(self.tmp, "first.json")
+        self.check(report("diff", first, self.base, "--baseline-update"), 0)
+        self.check(report("diff", first, self.base2), 0)
+
+    # --- show --------------------------------------------------------------
+
+    def test_show(self):
+        p = report("show", self.new)
+        self.check(p, 0)
+        for heading in ("LEAKED 1 of 1", "GROWING 1 of 1", "PLATEAU 1 of 1"):
+            self.assertIn(heading, p.stdout)
+        self.assertIn(f"at forget (gains_leak.c:{LEAK_LINE})", p.stdout)
+        self.assertIn("bytes per byte allocated", p.stdout)
+        self.assertRegex(p.stdout, "series: [▁▂▃▄▅▆▇█]{8,}")
+
+    def test_show_filters_and_ascii(self):
+        p = report("show", "--ascii", "--class=leaked,growing", self.new)
+        self.check(p, 0)
+        self.assertTrue(p.stdout.isascii(), p.stdout)
+        self.assertIn("LEAKED", p.stdout)
+        self.assertNotIn("PLATEAU", p.stdout)
+        p = report("show", "--function", "remember", self.new)
+        self.check(p, 0)
+        self.assertIn("GROWING 1 of 1", p.stdout)
+        self.assertNotIn("LEAKED 1", p.stdout)
+        p = report("show", "--space", "device", self.new)
+        self.check(p, 0)
+        self.assertNotIn(" of ", p.stdout)
+        p = report("show", "--file", "gains_leak.c", "--class", "growing", self.base, self.new)
+        self.check(p, 0)
+        self.assertEqual(p.stdout.count("memgrow report "), 2)
+
+    # --- bad input ---------------------------------------------------------
+
+    def bad_files(self):
+        with open(self.base, "rb") as f:
+            text = f.read()
+        files = {
+            "truncated.json": text[: len(text) // 2],
+            "empty-object.json": b"{}",
+            "version2.json": b'{"memgrow": 2}',
+            "image.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
+            "empty.json": b"",
+            "array.json": b"[1, 2, 3]",
+        }
+        paths = {}
+        for name, data in files.items():
+            paths[name] = os.path.join(self.tmp, name)
+            with open(paths[name], "wb") as f:
+                f.write(data)
+        paths["missing.json"] = os.path.join(self.tmp, "missing.json")
+        paths["a-directory"] = self.tmp
+        return paths
+
+    def test_bad_input_exits_2_naming_the_file(self):
+        for name, path in self.bad_files().items():
+            for args in (["show", path], ["diff", path, self.base], ["diff", self.base, path]):
+                with self.subTest(name=name, command=args[0]):
+                    p = report(*args)
+                    self.check(p, 2)
+                    self.assertIn(path, p.stderr)
+                    self.assertEqual(p.stderr.count("\n"), 1, p.stderr)  # one clear line
+                    self.assertNotIn("result:", p.stdout)
+
+    def test_bad_input_messages(self):
+        paths = self.bad_files()
+        p = report("show", paths["truncated.json"])
+        self.assertRegex(p.stderr, r"truncated\.json:\d+:\d+: the JSON ends early")
+        self.assertIn("version 2", report("show", paths["version2.json"]).stderr)
+        self.assertIn("not a memgrow report", report("show", paths["empty-object.json"]).stderr)
+        self.assertIn("not valid JSON", report("show", paths["image.png"]).stderr)
+        self.assertIn("cannot open", report("show", paths["missing.json"]).stderr)
+
+    def test_usage_errors_exit_2(self):
+        self.check(report(), 2)
+        self.check(report("frobnicate"), 2)
+        self.check(report("show"), 2)
+        self.check(report("diff", self.base), 2)
+        self.check(report("show", "--class=huge", self.base), 2)
+        self.check(report("diff", self.base, self.new, "--max-growth=lots"), 2)
+        self.check(report("--help"), 0)
+        self.check(report("diff", "--help"), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,408 @@
+// memgrow-report's stages: loading (good, broken and foreign files), site
+// keys and the diff rules, on hand-made reports and on reports the tool wrote
+// earlier in this check (tests/unit/reports/, made by Makefile.am from two
+// builds of tests/regress/gains_leak.c).
+#define BOOST_TEST_MODULE report
+#include <boost/test/included/unit_test.hpp>
+
+#include "report/diff.hpp"
+#include "report/load.hpp"
+#include "report/show.hpp"
+#include "report/site_key.hpp"
+#include "report/text.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+using namespace mg::report;
+using nlohmann::json;
+
+namespace {
+
+const std::string kReports = MG_TEST_REPORT_DIR;
+const std::string kSource = std::string(MG_TEST_DATA_DIR) + "/../../regress/gains_leak.c";
+
+std::string read(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    BOOST_REQUIRE_MESSAGE(in, "cannot read " << path);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+// The 1-based line of `marker` in a source file.
+int line_of(const std::string& path, const std::string& marker) {
+    std::istringstream in(read(path));
+    std::string text;
+    for (int n = 1; std::getline(in, text); ++n)
+        if (text.find(marker) != std::string::npos) return n;
+    BOOST_FAIL(marker << " not in " << path);
+    return 0;
+}
+
+json frame(const std::string& function, int line, const std::string& ip,
+           const std::string& object = "/build/a/prog") {
+    return {{"function", function}, {"file", "src/prog.c"}, {"line", line},
+            {"object", object},     {"python", false},      {"ip", ip}};
+}
+
+json site(const std::string& cls, std::int64_t live, json frames, bool suppressed = false,
+          const std::string& space = "host") {
+    return {{"id", 0},
+            {"space", space},
+            {"class", cls},
+            {"live_bytes", live},
+            {"live_blocks", 1},
+            {"peak_bytes", live},
+            {"allocated_bytes", live},
+            {"allocated_blocks", 1},
+            {"at_exit_bytes", live},
+            {"at_exit_blocks", 1},
+            {"suppressed", suppressed},
+            {"growth",
+             {{"class", cls == "leaked" ? "stable" : cls},
+              {"rule", "none"},
+              {"rate", 0},
+              {"rate_per_bucket", 0},
+              {"rate_per_mark", nullptr},
+              {"confidence", 0}}},
+            {"series", {0, live / 2, live}},
+            {"frames", std::move(frames)}};
+}
+
+json report(json sites) {
+    return {{"memgrow", 1},
+            {"command", {"./prog"}},
+            {"pid", 42},
+            {"time_unit", "B"},
+            {"teardown_at", 300},
+            {"buckets", {{{"end", 100}}, {{"end", 200}}, {{"end", 300}}}},
+            {"sites", std::move(sites)}};
+}
+
+Report parse(const json& j, const std::string& name = "test.json") {
+    return parse_report(j.dump(), name);
+}
+
+// The LoadError that parsing `text` throws (fails the test if none).
+LoadError load_error(const std::string& text, const std::string& name = "bad.json") {
+    try {
+        parse_report(text, name);
+    } catch (const LoadError& e) {
+        return e;
+    }
+    BOOST_FAIL("no LoadError for " << text.substr(0, 60));
+    throw;
+}
+
+bool contains(const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+}
+
+const json kX = {frame("grow", 10, "0x1000"), frame("main", 30, "0x2000")};
+const json kY = {frame("lose", 20, "0x1100"), frame("main", 31, "0x2100")};
+
+} // namespace
+
+// --- loading ---------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(loads_a_minimal_report) {
+    Report r = parse(report({site("growing", 1000, kX)}));
+    BOOST_TEST(r.version == 1);
+    BOOST_TEST(r.pid == 42);
+    BOOST_TEST(r.buckets.size() == 3u);
+    BOOST_REQUIRE(r.sites.size() == 1u);
+    BOOST_TEST(class_name(r.sites[0].cls) == "growing");
+    BOOST_TEST(r.sites[0].frames.size() == 2u);
+    BOOST_TEST(*r.sites[0].frames[0].function == "grow");
+    BOOST_TEST(*r.sites[0].frames[0].line == 10);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_fields_and_null_frame_fields_are_accepted) {
+    json j = report({site("stable", 8,
+                          {{{"function", nullptr},
+                            {"file", nullptr},
+                            {"line", nullptr},
+                            {"object", nullptr},
+                            {"ip", "0x1"},
+                            {"later_field", {1, 2}}}})});
+    j["a_field_from_the_future"] = {{"x", 1}};
+    j["sites"][0]["another"] = "yes";
+    Report r = parse(j);
+    BOOST_TEST(!r.sites[0].frames[0].function.has_value());
+    BOOST_TEST(!r.sites[0].frames[0].line.has_value());
+}
+
+BOOST_AUTO_TEST_CASE(a_report_the_tool_wrote_loads) {
+    Report r = load_report(kReports + "/base.json");
+    BOOST_TEST(r.version == 1);
+    BOOST_TEST(!r.sites.empty());
+    BOOST_TEST(r.leak_check.has_value());
+    BOOST_TEST(r.sites[0].series.size() == r.buckets.size());
+}
+
+BOOST_AUTO_TEST_CASE(a_truncated_report_names_the_file_and_position) {
+    std::string text = read(kReports + "/base.json");
+    std::string cut = text.substr(0, text.size() / 2);
+    LoadError e = load_error(cut, "cut.json");
+    BOOST_TEST(e.file == "cut.json");
+    BOOST_REQUIRE(e.byte.has_value());
+    BOOST_TEST(*e.byte <= cut.size());
+    BOOST_TEST(e.line >= 1u);
+    BOOST_TEST(contains(e.message, "truncated"), e.message);
+    BOOST_TEST(contains(e.what(), "cut.json:"), e.what());
+}
+
+BOOST_AUTO_TEST_CASE(malformed_json_gives_line_and_column) {
+    LoadError e = load_error("{\"memgrow\": 1,\n  \"sites\": [}\n");
+    BOOST_REQUIRE(e.byte.has_value());
+    BOOST_TEST(e.line == 2u);
+    BOOST_TEST(e.column == 13u);
+    BOOST_TEST(contains(e.what(), "bad.json:2:13:"), e.what());
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_version_is_named) {
+    LoadError e = load_error(R"({"memgrow": 2})");
+    BOOST_TEST(contains(e.message, "version 2"), e.message);
+    e = load_error(R"({"memgrow": "1"})");
+    BOOST_TEST(contains(e.message, "not an integer"), e.message);
+}
+
+BOOST_AUTO_TEST_CASE(json_that_is_not_a_report_is_refused) {
+    for (const char* text : {"{}", "[1, 2]", "\"memgrow\"", "null", R"({"name": "x"})"}) {
+        LoadError e = load_error(text);
+        BOOST_TEST(contains(e.message, "not a memgrow report"), text << ": " << e.message);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(non_json_files_are_refused) {
+    LoadError png = load_error(std::string("\x89PNG\r\n\x1a\n\0\0\0\rIHDR", 16), "p.png");
+    BOOST_TEST(contains(png.what(), "p.png"));
+    BOOST_TEST(contains(png.message, "not valid JSON"), png.message);
+    BOOST_TEST(!contains(png.message, "\x89")); // raw bytes are escaped
+    LoadError empty = load_error("");
+    BOOST_TEST(contains(empty.message, "empty"), empty.message);
+    // Deep nesting must not overflow the stack.
+    load_error(std::string(200000, '['));
+}
+
+BOOST_AUTO_TEST_CASE(a_field_of_the_wrong_type_is_located) {
+    json j = report({site("stable", 8, kX)});
+    j["sites"][0]["live_bytes"] = "8";
+    LoadError e = load_error(j.dump());
+    BOOST_TEST(e.pointer == "/sites/0/live_bytes");
+    BOOST_TEST(contains(e.message, "expected an integer, found a string"), e.message);
+    j = report({site("stable", 8, kX)});
+    j["sites"][0]["frames"][1]["line"] = 3.5;
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/0/frames/1/line");
+    j = report({site("huge", 8, kX)});
+    BOOST_TEST(contains(load_error(j.dump()).message, "unknown class \"huge\""));
+    j = report({site("stable", 8, kX)});
+    j["sites"][0].erase("series");
+    e = load_error(j.dump());
+    BOOST_TEST(e.pointer == "/sites/0");
+    BOOST_TEST(contains(e.message, "\"series\" is missing"), e.message);
+}
+
+BOOST_AUTO_TEST_CASE(a_missing_file_is_named) {
+    try {
+        load_report("/nonexistent/memgrow.json");
+        BOOST_FAIL("no error");
+    } catch (const LoadError& e) {
+        BOOST_TEST(e.file == "/nonexistent/memgrow.json");
+        BOOST_TEST(contains(e.what(), "/nonexistent/memgrow.json: cannot open"), e.what());
+    }
+}
+
+// --- site keys -------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(keys_ignore_addresses_and_directories) {
+    Report a = parse(report({site("stable", 8, kX)}));
+    json moved = {frame("grow", 10, "0x9990", "/other/build/prog"),
+                  frame("main", 30, "0x9999", "/other/build/prog")};
+    moved[0]["file"] = "/abs/path/src/prog.c";
+    Report b = parse(report({site("stable", 8, moved)}));
+    BOOST_TEST(site_key(a.sites[0]) == site_key(b.sites[0]));
+    BOOST_TEST(site_key(a.sites[0]) == "host: grow (prog.c:10) <- main (prog.c:30)");
+}
+
+BOOST_AUTO_TEST_CASE(keys_differ_by_line_frame_and_space) {
+    Report r = parse(report({
+        site("stable", 8, kX),
+        site("stable", 8, {frame("grow", 11, "0x1000"), frame("main", 30, "0x2000")}),
+        site("stable", 8, {frame("grow", 10, "0x1000"), frame("main", 33, "0x2000")}),
+        site("stable", 8, {frame("grow", 10, "0x1000")}),
+        site("stable", 8, kX, false, "device"),
+    }));
+    std::set<SiteKey> keys;
+    for (const Site& s : r.sites)
+        keys.insert(site_key(s));
+    BOOST_TEST(keys.size() == r.sites.size());
+}
+
+BOOST_AUTO_TEST_CASE(keys_match_across_two_builds_the_tool_ran) {
+    Report base = load_report(kReports + "/base.json");
+    Report next = load_report(kReports + "/new.json");
+    auto before = index_sites(base), after = index_sites(next);
+    bool moved = false;
+    for (const auto& [key, k] : before) {
+        BOOST_TEST(after.count(key) == 1u, "base site not in the new build: " << key);
+        if (after.count(key) && !k.site->frames.empty() &&
+            k.site->frames.back().ip != after.at(key).site->frames.back().ip)
+            moved = true;
+    }
+    BOOST_TEST(moved, "the two builds' addresses should differ");
+    // The one key the new build adds is its leak.
+    std::string leak = "gains_leak.c:" + std::to_string(line_of(kSource, "LEAK_HERE"));
+    std::vector<SiteKey> added;
+    for (const auto& [key, k] : after)
+        if (!before.count(key)) added.push_back(key);
+    BOOST_REQUIRE(added.size() == 1u);
+    BOOST_TEST(contains(added[0], "forget (" + leak + ")"), added[0]);
+    BOOST_TEST(class_name(after.at(added[0]).cls) == "leaked");
+}
+
+// --- diff rules ------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_new_leaked_site_fails) {
+    Report base = parse(report({site("growing", 1000, kX)}));
+    Report next = parse(report({site("growing", 1000, kX), site("leaked", 40, kY)}));
+    DiffResult d = diff_reports(base, next);
+    BOOST_TEST(d.added.size() == 1u);
+    BOOST_TEST(d.gone.empty());
+    BOOST_TEST(d.changed.empty());
+    BOOST_REQUIRE(d.failures.size() == 1u);
+    BOOST_TEST(contains(d.failures[0], "new leaked site lose (prog.c:20)"), d.failures[0]);
+    // The other way round, the leak is gone: that passes.
+    DiffResult back = diff_reports(next, base);
+    BOOST_TEST(back.gone.size() == 1u);
+    BOOST_TEST(!back.failed());
+}
+
+BOOST_AUTO_TEST_CASE(a_site_that_starts_growing_fails_one_that_stays_bad_passes) {
+    Report stable = parse(report({site("stable", 1000, kX)}));
+    Report growing = parse(report({site("growing", 1000, kX)}));
+    Report leaked = parse(report({site("leaked", 1000, kX)}));
+    Report plateau = parse(report({site("plateau", 1000, kX)}));
+    DiffResult d = diff_reports(stable, growing);
+    BOOST_TEST(d.changed.size() == 1u);
+    BOOST_TEST(d.failed());
+    BOOST_TEST(contains(d.failures.at(0), "(was stable)"), d.failures.at(0));
+    BOOST_TEST(diff_reports(plateau, growing).failed());
+    BOOST_TEST(!diff_reports(growing, leaked).failed());
+    BOOST_TEST(!diff_reports(leaked, growing).failed());
+    BOOST_TEST(!diff_reports(growing, plateau).failed());
+    BOOST_TEST(!diff_reports(growing, growing).failed());
+}
+
+BOOST_AUTO_TEST_CASE(suppressed_sites_do_not_fail) {
+    Report base = parse(report({site("stable", 8, kX)}));
+    Report next = parse(report({site("stable", 8, kX), site("leaked", 40, kY, true)}));
+    DiffResult d = diff_reports(base, next);
+    BOOST_TEST(d.added.size() == 1u);
+    BOOST_TEST(!d.failed());
+    BOOST_TEST(d.new_problem_bytes == 0);
+}
+
+BOOST_AUTO_TEST_CASE(sites_with_one_key_merge) {
+    // Two calls on one line: two sites in the report, one key.
+    Report base = parse(report({site("growing", 100, kX)}));
+    Report next = parse(report({site("growing", 100, kX), site("stable", 50, kX)}));
+    auto idx = index_sites(next);
+    BOOST_REQUIRE(idx.size() == 1u);
+    BOOST_TEST(idx.begin()->second.live_bytes == 150);
+    BOOST_TEST(idx.begin()->second.sites == 2u);
+    BOOST_TEST(class_name(idx.begin()->second.gate) == "growing");
+    BOOST_TEST(!diff_reports(base, next).failed());
+}
+
+BOOST_AUTO_TEST_CASE(the_budget_limits_growth_in_bytes_or_percent) {
+    Report base = parse(report({site("growing", 1000, kX)}));
+    Report next = parse(report({site("growing", 3000, kX)}));
+    BOOST_TEST(!diff_reports(base, next).failed()); // no budget: only new problems fail
+    BOOST_TEST(diff_reports(base, next, parse_budget("1K")).failed());
+    BOOST_TEST(!diff_reports(base, next, parse_budget("2K")).failed());
+    BOOST_TEST(diff_reports(base, next, parse_budget("100%")).failed());
+    BOOST_TEST(!diff_reports(base, next, parse_budget("200%")).failed());
+    DiffResult d = diff_reports(base, next, parse_budget("0"));
+    BOOST_TEST(d.failures.size() == 2u); // the site and the total
+    BOOST_TEST(contains(d.failures.back(), "1,000 -> 3,000 bytes (+2,000)"), d.failures.back());
+    // Shrinking never fails.
+    BOOST_TEST(!diff_reports(next, base, parse_budget("0")).failed());
+}
+
+BOOST_AUTO_TEST_CASE(budgets_parse) {
+    BOOST_TEST(parse_budget("4096").value == 4096.0);
+    BOOST_TEST(parse_budget("10M").value == 10.0 * 1024 * 1024);
+    BOOST_TEST(parse_budget("64KiB").value == 64.0 * 1024);
+    BOOST_TEST(parse_budget("1.5k").value == 1536.0);
+    BOOST_TEST(parse_budget("1G").value == 1024.0 * 1024 * 1024);
+    BOOST_TEST((parse_budget("5%").kind == Budget::Kind::percent));
+    BOOST_TEST(parse_budget("5%").allowed(200) == 10.0);
+    for (const char* bad : {"", "abc", "-1", "10X", "5%%", "inf", "nan", "0x10", "1T"})
+        BOOST_CHECK_THROW(parse_budget(bad), std::invalid_argument);
+}
+
+BOOST_AUTO_TEST_CASE(diff_of_reports_the_tool_wrote) {
+    Report base = load_report(kReports + "/base.json");
+    Report base2 = load_report(kReports + "/base2.json");
+    Report next = load_report(kReports + "/new.json");
+
+    DiffResult same = diff_reports(base, base2);
+    BOOST_TEST(same.added.empty());
+    BOOST_TEST(same.gone.empty());
+    BOOST_TEST(!same.failed());
+
+    DiffResult d = diff_reports(base, next);
+    BOOST_TEST(d.failed());
+    std::string leak = "forget (gains_leak.c:" + std::to_string(line_of(kSource, "LEAK_HERE"));
+    BOOST_REQUIRE(d.failures.size() == 1u);
+    BOOST_TEST(contains(d.failures[0], "new leaked site " + leak), d.failures[0]);
+    std::string text = print_diff(d, base, next, {});
+    BOOST_TEST(contains(text, "result: FAIL"), text);
+}
+
+// --- text ------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(numbers_and_sparklines) {
+    BOOST_TEST(with_commas(0) == "0");
+    BOOST_TEST(with_commas(1234567) == "1,234,567");
+    BOOST_TEST(with_commas(-1000) == "-1,000");
+    BOOST_TEST(with_commas(999, true) == "+999");
+    BOOST_TEST(with_commas(INT64_MIN) == "-9,223,372,036,854,775,808");
+    BOOST_TEST(sparkline({0, 1, 2, 3, 4, 5, 6, 7}, 8, false) == "▁▂▃▄▅▆▇█");
+    BOOST_TEST(sparkline({0, 7}, 8, true) == "_#");
+    BOOST_TEST(sparkline({0, 0, 0}, 8, false) == "▁▁▁");
+    BOOST_TEST(sparkline({}, 8, false) == "");
+    // Columns take the largest value of their slice: a spike survives.
+    BOOST_TEST(sparkline({0, 0, 0, 9, 0, 0, 0, 0}, 4, true) == "_#__");
+}
+
+BOOST_AUTO_TEST_CASE(show_filters_and_prints) {
+    Report r = parse(report({site("growing", 1000, kX), site("leaked", 40, kY),
+                             site("stable", 8, kX, false, "device")}));
+    ShowOptions o;
+    std::string all = show_report(r, o);
+    BOOST_TEST(contains(all, "LEAKED 1 of 1"), all);
+    BOOST_TEST(contains(all, "GROWING 1 of 1"), all);
+    BOOST_TEST(contains(all, "at grow (prog.c:10)"), all);
+    BOOST_TEST(contains(all, "▁▅█"), all);
+    o.classes = {SiteClass::growing};
+    BOOST_TEST(!contains(show_report(r, o), "LEAKED"));
+    o = {};
+    o.spaces = {"device"};
+    BOOST_TEST(site_matches(r.sites[2], o));
+    BOOST_TEST(!site_matches(r.sites[0], o));
+    o = {};
+    o.files = {"prog.c"};
+    BOOST_TEST(site_matches(r.sites[0], o));
+    o.files = {"rog.c"};
+    BOOST_TEST(!site_matches(r.sites[0], o));
+    o = {};
+    o.functions = {"los"};
+    BOOST_TEST(site_matches(r.sites[1], o));
+    BOOST_TEST(!site_matches(r.sites[0], o));
+}
