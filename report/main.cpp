@@ -1,6 +1,7 @@
 // memgrow-report: reads memgrow's JSON reports on the host. `show` prints the
 // summary, `diff` compares a run against a baseline and gates CI on it.
 // Exit codes: 0 ok, 1 the diff's gate failed, 2 bad input or usage.
+#include "report/commands.hpp"
 #include "report/diff.hpp"
 #include "report/load.hpp"
 #include "report/show.hpp"
@@ -17,8 +18,6 @@
 namespace {
 
 using namespace mg::report;
-
-constexpr int kOk = 0, kGateFailed = 1, kBadInput = 2;
 
 int fail_usage(const std::string& message) {
     std::cerr << "memgrow-report: " << message << "\n";
@@ -130,6 +129,10 @@ int main(int argc, char** argv) {
     diff->add_option("--top", diff_options.top, "sites listed per section (default 10)");
     diff->add_option("--frames", diff_options.frames, "frames per site (default 4)");
 
+    // The other commands add themselves (report/commands.hpp).
+    Commands commands;
+    add_commands(app, commands);
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -141,7 +144,10 @@ int main(int argc, char** argv) {
 
     try {
         if (*show) return run_show(files, show_options);
-        return run_diff(base_file, new_file, budget_text, update, diff_options);
+        if (*diff) return run_diff(base_file, new_file, budget_text, update, diff_options);
+        for (auto& [command, action] : commands)
+            if (*command) return action();
+        return kBadInput;
     } catch (const LoadError& e) {
         std::cerr << "memgrow-report: " << e.what() << "\n";
         return kBadInput;
