@@ -211,6 +211,7 @@ class Reader {
         opt_integer_or_null(v, where, "device", s.device);
         s.cls = site_class(required(v, where, "class"), where + "/class");
         int_field("live_bytes", s.live_bytes);
+        if (s.live_bytes < 0) fail(where + "/live_bytes", "a byte count cannot be negative");
         int_field("live_blocks", s.live_blocks);
         int_field("peak_bytes", s.peak_bytes);
         int_field("allocated_bytes", s.allocated_bytes);
@@ -233,6 +234,8 @@ class Reader {
         if (const json* m = member(v, "mark_series"))
             s.mark_series = integers(*m, where + "/mark_series");
         s.frames = frames(required(v, where, "frames"), where + "/frames");
+        opt_integer_or_null(v, where, "pid", s.pid);
+        opt_integer_or_null(v, where, "process", s.process);
         return s;
     }
 
@@ -303,14 +306,63 @@ class Reader {
             opt_integer(b, at, "live_bytes", out.live_bytes);
             opt_integer(b, at, "allocated_bytes", out.allocated_bytes);
             opt_integer(b, at, "freed_bytes", out.freed_bytes);
-            r.buckets.push_back(out);
+            if (const json* spaces = member(b, "spaces")) {
+                object(*spaces, at + "/spaces");
+                for (const auto& [name, v] : spaces->items()) {
+                    std::string sat = at + "/spaces/" + name;
+                    object(v, sat);
+                    SpaceBucket sb;
+                    sb.space = name;
+                    opt_integer(v, sat, "live_bytes", sb.live_bytes);
+                    opt_integer(v, sat, "allocated_bytes", sb.allocated_bytes);
+                    opt_integer(v, sat, "freed_bytes", sb.freed_bytes);
+                    out.spaces.push_back(std::move(sb));
+                }
+            }
+            r.buckets.push_back(std::move(out));
         }
         if (const json* lc = member(root, "leak_check"))
             r.leak_check = leak_check(*lc, "/leak_check");
+        if (const json* procs = member(root, "processes")) {
+            array(*procs, "/processes");
+            for (std::size_t i = 0; i < procs->size(); ++i) {
+                std::string at = "/processes/" + std::to_string(i);
+                const json& p = object((*procs)[i], at);
+                Process out;
+                out.pid = integer(required(p, at, "pid"), at + "/pid");
+                opt_integer(p, at, "ppid", out.ppid);
+                if (const json* c = member(p, "command")) {
+                    array(*c, at + "/command");
+                    for (std::size_t k = 0; k < c->size(); ++k)
+                        out.command.push_back(
+                            string((*c)[k], at + "/command/" + std::to_string(k)));
+                }
+                opt_string(p, at, "time_unit", out.time_unit);
+                opt_string(p, at, "teardown", out.teardown);
+                r.processes.push_back(std::move(out));
+            }
+        }
         const json& sites = array(required(root, "", "sites"), "/sites");
         r.sites.reserve(sites.size());
         for (std::size_t i = 0; i < sites.size(); ++i)
             r.sites.push_back(site(sites[i], "/sites/" + std::to_string(i)));
+        // The commands add up live bytes (per class, per key, per report):
+        // a total no process can reach would overflow them. Found by
+        // tests/fuzz/fuzz_report_load.
+        constexpr std::int64_t kMaxTotal = std::int64_t{1} << 62;
+        std::int64_t total = 0;
+        for (std::size_t i = 0; i < r.sites.size(); ++i) {
+            if (r.sites[i].live_bytes > kMaxTotal - total)
+                fail("/sites/" + std::to_string(i) + "/live_bytes",
+                     "the sites' live bytes add up to more than 2^62");
+            total += r.sites[i].live_bytes;
+        }
+        for (std::size_t i = 0; i < r.sites.size(); ++i)
+            if (const auto& p = r.sites[i].process;
+                p && (*p < 0 || static_cast<std::size_t>(*p) >= r.processes.size()))
+                fail("/sites/" + std::to_string(i) + "/process",
+                     fmt::format("process {} is not in \"processes\" ({} entries)", *p,
+                                 r.processes.size()));
         if (const json* errors = member(root, "errors")) {
             array(*errors, "/errors");
             for (std::size_t i = 0; i < errors->size(); ++i) {
@@ -367,6 +419,14 @@ Report parse_report(const std::string& text, const std::string& file) {
                                                         "is JSON): " +
                                                             printable(why);
         throw LoadError(file, message, {}, at, line, column);
+    } catch (const json::exception& e) {
+        // A number too large for a double ("1e999": out_of_range.406) is
+        // thrown without a position; found by tests/fuzz/fuzz_report_load.
+        std::string why = e.what();
+        if (auto colon = why.find("] ");
+            why.rfind("[json.exception", 0) == 0 && colon != std::string::npos)
+            why = why.substr(colon + 2);
+        throw LoadError(file, "not valid JSON (a memgrow report is JSON): " + printable(why));
     }
     return Reader(file).report(root);
 }

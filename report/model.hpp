@@ -69,10 +69,19 @@ struct Site {
     std::vector<std::int64_t> series;      // live bytes at the end of each bucket
     std::vector<std::int64_t> mark_series; // live bytes per mark bucket (marked programs)
     std::vector<Frame> frames;             // innermost first
+    // A merged report's sites (memgrow-report merge) name their process:
+    // `pid` and the index into Report::processes.
+    std::optional<std::int64_t> pid, process;
+};
+
+struct SpaceBucket {
+    std::string space; // host, device, managed, pinned
+    std::int64_t live_bytes = 0, allocated_bytes = 0, freed_bytes = 0;
 };
 
 struct Bucket {
     std::int64_t end = 0, live_bytes = 0, allocated_bytes = 0, freed_bytes = 0;
+    std::vector<SpaceBucket> spaces; // `buckets[i].spaces`, by space name
 };
 
 struct Marks {
@@ -95,6 +104,13 @@ struct Error {
     std::vector<Frame> frames;
 };
 
+// One process of a merged report (`processes[i]`, memgrow-report merge).
+struct Process {
+    std::int64_t pid = 0, ppid = 0;
+    std::vector<std::string> command;
+    std::string time_unit, teardown;
+};
+
 struct Report {
     std::string path; // the file it was loaded from, for messages
     int version = 0;
@@ -108,6 +124,7 @@ struct Report {
     std::optional<LeakCheck> leak_check;
     std::vector<Site> sites;
     std::vector<Error> errors;
+    std::vector<Process> processes; // a merged report's processes; empty otherwise
 };
 
 } // namespace mg::report

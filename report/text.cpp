@@ -7,6 +7,36 @@
 
 namespace mg::report {
 
+std::string markup_escape(const std::string& s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&#39;";
+            break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r')
+                out += "\xef\xbf\xbd"; // U+FFFD
+            else
+                out += c;
+        }
+    }
+    return out;
+}
+
 std::string with_commas(std::int64_t n, bool sign) {
     // The magnitude as unsigned: -INT64_MIN does not fit an int64.
     std::uint64_t m = n < 0 ? 0 - static_cast<std::uint64_t>(n) : static_cast<std::uint64_t>(n);

@@ -10,6 +10,11 @@
 
 namespace mg::report {
 
+// Text for HTML and XML (text and attribute values): & < > " ' as entities,
+// control characters other than tab, newline and carriage return (invalid in
+// both) as U+FFFD.
+std::string markup_escape(const std::string& s);
+
 // 1234567 -> "1,234,567"; with `sign`, "+1,234,567" and "-5".
 std::string with_commas(std::int64_t n, bool sign = false);
 

@@ -2,7 +2,7 @@
 # Installs the Debian packages memgrow needs to build and test, if missing.
 # Run as root (or with sudo) on Debian 12.
 set -eu
-packages="build-essential autoconf automake pkg-config valgrind python3 libboost-test-dev nlohmann-json3-dev libcli11-dev libfmt-dev"
+packages="build-essential autoconf automake pkg-config valgrind python3 libboost-test-dev nlohmann-json3-dev libcli11-dev libfmt-dev chromium clang libclang-rt-14-dev python3-jsonschema"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -13,4 +13,23 @@ if [ -n "$missing" ]; then
     apt-get update -qq
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# The official SARIF 2.1.0 JSON schema, which tests/regress/test_report_formats.py
+# validates `memgrow-report sarif` against: not kept in this repository; taken
+# from the npm package @microsoft/jest-sarif (lib/schemas/sarif-2.1.0-rtm.5.json)
+# into a cache outside the tree (MEMGROW_SARIF_SCHEMA overrides the path), when
+# npm is installed (nodejs's npm, from Debian or nodejs.org).
+schema=${MEMGROW_SARIF_SCHEMA:-${XDG_CACHE_HOME:-$HOME/.cache}/memgrow/sarif-schema-2.1.0.json}
+if [ ! -s "$schema" ] && command -v npm >/dev/null; then
+    tmp=$(mktemp -d)
+    if (cd "$tmp" && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 >/dev/null 2>&1 &&
+        tar xzf microsoft-jest-sarif-*.tgz package/lib/schemas/sarif-2.1.0-rtm.5.json); then
+        mkdir -p "$(dirname "$schema")"
+        cp "$tmp/package/lib/schemas/sarif-2.1.0-rtm.5.json" "$schema"
+        echo "memgrow: SARIF schema in $schema"
+    else
+        echo "memgrow: could not fetch the SARIF schema (npm); its test will be skipped" >&2
+    fi
+    rm -rf "$tmp"
 fi

@@ -12,6 +12,7 @@ import unittest
 BUILD = os.environ.get("MG_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 SRC = os.environ.get("MG_SRC_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 VALGRIND = os.path.join(BUILD, "vg-in-place")
+REPORT = os.path.join(BUILD, "memgrow-report")
 
 
 def program(name):
@@ -48,6 +49,12 @@ def run(argv, options=(), env=None, timeout=300, json_name="report.%p.json"):
                 with open(os.path.join(tmp, name)) as f:
                     reports.append(json.load(f))
         return Run(p.returncode, p.stdout, reports)
+
+
+def memgrow_report(*args):
+    """Runs the built memgrow-report; stdout and stderr apart."""
+    return subprocess.run([REPORT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, errors="replace", timeout=60)
 
 
 def frames_text(site):

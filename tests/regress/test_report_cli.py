@@ -13,9 +13,9 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import BUILD, VALGRIND, program, source_line  # noqa: E402
+import mgtest  # noqa: E402
+from mgtest import VALGRIND, program, source_line  # noqa: E402
 
-REPORT = os.path.join(BUILD, "memgrow-report")
 LEAK_LINE = source_line("tests/regress/gains_leak.c", "LEAK_HERE")
 GROW_LINE = source_line("tests/regress/gains_leak.c", "GROW_HERE")
 
@@ -29,9 +29,7 @@ def memgrow(tmp, name, argv):
     return path
 
 
-def report(*args):
-    return subprocess.run([REPORT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, errors="replace", timeout=60)
+report = mgtest.memgrow_report
 
 
 class ReportCli(unittest.TestCase):

@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE report
 #include <boost/test/included/unit_test.hpp>
 
+#include "tests/unit/read_file.hpp"
+
 #include "report/diff.hpp"
 #include "report/load.hpp"
 #include "report/show.hpp"
@@ -24,14 +26,6 @@ namespace {
 
 const std::string kReports = MG_TEST_REPORT_DIR;
 const std::string kSource = std::string(MG_TEST_DATA_DIR) + "/../../regress/gains_leak.c";
-
-std::string read(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    BOOST_REQUIRE_MESSAGE(in, "cannot read " << path);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
 
 // The 1-based line of `marker` in a source file.
 int line_of(const std::string& path, const std::string& marker) {

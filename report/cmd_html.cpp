@@ -1,0 +1,76 @@
+// `memgrow-report html FILE... -o report.html`: one self-contained page for
+// one or more reports (report/html.hpp builds it).
+#include "report/commands.hpp"
+#include "report/html.hpp"
+#include "report/load.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace mg::report {
+
+namespace {
+
+struct HtmlArgs {
+    std::vector<std::string> files;
+    std::string output;
+    HtmlOptions options;
+};
+
+// Writes through a temporary name and renames, so that a browser never shows
+// half a page.
+void write_file(const std::string& path, const std::string& text) {
+    if (path == "-") {
+        std::cout << text;
+        return;
+    }
+    std::string tmp = path + ".tmp." + std::to_string(getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            std::remove(tmp.c_str());
+            throw std::runtime_error("cannot write " + path);
+        }
+    }
+    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        throw std::runtime_error("cannot write " + path);
+    }
+}
+
+int run_html(const HtmlArgs& a) {
+    std::vector<Report> reports;
+    for (const std::string& f : a.files)
+        reports.push_back(load_report(f)); // LoadError: main() prints it and exits 2
+    write_file(a.output, html_page(reports, a.options));
+    return kOk;
+}
+
+} // namespace
+
+void add_html_command(CLI::App& app, Commands& commands) {
+    auto args = std::make_shared<HtmlArgs>();
+    CLI::App* html = app.add_subcommand(
+        "html", "one self-contained HTML page: charts of live bytes over time (total by space "
+                "and per top site), sortable site tables, stacks, leaks by stack");
+    html->add_option("FILE", args->files, "memgrow JSON reports (one section each)")->required();
+    html->add_option("-o,--output", args->output, "the page to write ('-': standard output)")
+        ->required();
+    html->add_option("--top", args->options.top,
+                     "charts for the top N leaked/growing/plateau sites by live bytes "
+                     "(default 10)");
+    html->add_option("--frames", args->options.frames, "frames per stack (default 12)");
+    html->add_option("--title", args->options.title, "the page title");
+    html->add_flag("--suppressed", args->options.suppressed, "list suppressed sites too");
+    commands.emplace_back(html, [args] { return run_html(*args); });
+}
+
+} // namespace mg::report

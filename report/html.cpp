@@ -1,0 +1,651 @@
+// The HTML page of `memgrow-report html` (docs/memgrow-report.md): built as
+// one string, charts as inline SVG, no external resource of any kind.
+#include "report/html.hpp"
+
+#include "report/site_key.hpp"
+#include "report/text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace mg::report {
+
+std::string script_safe(const std::string& json) {
+    std::string out;
+    out.reserve(json.size());
+    for (std::size_t i = 0; i < json.size(); ++i) {
+        char c = json[i];
+        // "<" only ever occurs inside JSON strings, where \u003c means the same.
+        if (c == '<') {
+            out += "\\u003c";
+        } else if (c == '>') {
+            out += "\\u003e";
+        } else if (c == '\xe2' && i + 2 < json.size() && json[i + 1] == '\x80' &&
+                   (json[i + 2] == '\xa8' || json[i + 2] == '\xa9')) {
+            out += json[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+            i += 2;
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// A JSON string literal (the few values the page's script reads).
+std::string json_string(const std::string& s) {
+    std::string out = "\"";
+    for (unsigned char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else if (c < 0x20) {
+            out += fmt::format("\\u{:04x}", c);
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out + "\"";
+}
+
+// 1, 2 or 5 times a power of ten, at least `raw`.
+double nice_step(double raw) {
+    if (!(raw > 0)) return 1;
+    double p = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 5.0, 10.0})
+        if (m * p >= raw) return m * p;
+    return 10 * p;
+}
+
+// Byte counts on an axis: powers of 1024 ("1.5 MiB").
+std::string bytes_short(double v) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    int u = 0;
+    while (std::fabs(v) >= 1024 && u < 5) {
+        v /= 1024;
+        ++u;
+    }
+    if (std::fabs(v) >= 100 || u == 0) return fmt::format("{:.0f} {}", v, units[u]);
+    return fmt::format("{:.3g} {}", v, units[u]);
+}
+
+// Clock values on an axis: powers of 1000 ("2.5M").
+std::string count_short(double v) {
+    const char* units[] = {"", "k", "M", "G", "T", "P", "E"};
+    int u = 0;
+    while (std::fabs(v) >= 1000 && u < 6) {
+        v /= 1000;
+        ++u;
+    }
+    if (std::fabs(v) >= 100 || u == 0) return fmt::format("{:.0f}{}", v, units[u]);
+    return fmt::format("{:.3g}{}", v, units[u]);
+}
+
+std::string rate_text(double v) {
+    if (std::fabs(v) >= 1000 && std::fabs(v) < 9e18)
+        return with_commas(static_cast<std::int64_t>(std::llround(v)), true);
+    return fmt::format("{:+.4g}", v);
+}
+
+const char* space_color(const std::string& space, std::size_t i) {
+    if (space == "host") return "#1f77b4";
+    if (space == "device") return "#d62728";
+    if (space == "managed") return "#2ca02c";
+    if (space == "pinned") return "#9467bd";
+    if (space == "all spaces") return "#333333";
+    const char* other[] = {"#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
+    return other[i % 4];
+}
+
+const char* class_color(SiteClass c) {
+    switch (c) {
+    case SiteClass::leaked:
+        return "#c62828";
+    case SiteClass::growing:
+        return "#ef6c00";
+    case SiteClass::plateau:
+        return "#1565c0";
+    default:
+        return "#616161";
+    }
+}
+
+// The innermost frame with a source file: the program's own code (or a
+// Python frame) rather than the allocator or a library without debug info.
+const Frame* user_frame(const Site& s) {
+    for (const Frame& f : s.frames)
+        if (f.file) return &f;
+    return s.frames.empty() ? nullptr : &s.frames.front();
+}
+
+std::string user_frame_label(const Site& s) {
+    const Frame* f = user_frame(s);
+    return f ? frame_label(*f) : "(no frames)";
+}
+
+std::int64_t lost_bytes(const Site& s) {
+    return s.lost ? s.lost->definite + s.lost->indirect + s.lost->possible : 0;
+}
+
+std::string space_label(const Site& s) {
+    return s.device ? fmt::format("{} {}", s.space, *s.device) : s.space;
+}
+
+std::string frame_html(const Frame& f) {
+    std::string out = "<li";
+    if (f.python) out += " class=\"py\"";
+    out += ">";
+    if (f.python) out += "<span class=\"badge py\" title=\"Python frame\">py</span> ";
+    out += "<code>" + markup_escape(f.function ? *f.function : "???") + "</code>";
+    if (f.file) {
+        out += " <span class=\"src\">" + markup_escape(*f.file);
+        if (f.line) out += ":" + std::to_string(*f.line);
+        out += "</span>";
+    } else if (f.object) {
+        out += " <span class=\"obj\">in " + markup_escape(*f.object) + "</span>";
+    }
+    return out + "</li>";
+}
+
+std::string stack_html(const std::vector<Frame>& frames, std::size_t max) {
+    if (frames.empty()) return "<p class=\"muted\">(no frames)</p>";
+    std::string out = "<ol class=\"stack\">";
+    std::size_t n = std::min(max, frames.size());
+    for (std::size_t i = 0; i < n; ++i)
+        out += frame_html(frames[i]);
+    if (n < frames.size())
+        out += fmt::format("<li class=\"muted\">&hellip; {} more</li>", frames.size() - n);
+    return out + "</ol>";
+}
+
+std::string evidence_html(const Report& r, const Site& s) {
+    const Growth& g = s.growth;
+    std::string unit = markup_escape(clock_unit(r.time_unit));
+    std::string out = "<dl class=\"evidence\">";
+    auto item = [&](const std::string& k, const std::string& v) {
+        out += "<dt>" + k + "</dt><dd>" + v + "</dd>";
+    };
+    item("class", fmt::format("<span class=\"cls {0}\">{0}</span>", class_name(s.cls)));
+    item("live", fmt::format("{} bytes in {} blocks (peak {})", with_commas(s.live_bytes),
+                             with_commas(s.live_blocks), with_commas(s.peak_bytes)));
+    if (s.lost && lost_bytes(s))
+        item("lost",
+             fmt::format("{} definitely, {} indirectly, {} possibly", with_commas(s.lost->definite),
+                         with_commas(s.lost->indirect), with_commas(s.lost->possible)));
+    if (!g.rule.empty() && g.rule != "none") {
+        item("rule", markup_escape(g.rule));
+        item("rate", fmt::format("{} bytes per {} ({} per bucket)", rate_text(g.rate), unit,
+                                 rate_text(g.rate_per_bucket)));
+        if (g.rate_per_mark)
+            item("per mark",
+                 fmt::format("{} bytes ({} of {} marks added)", rate_text(*g.rate_per_mark),
+                             g.marks_adding, g.marks_used));
+        item("confidence", fmt::format("{:.2g}", g.confidence));
+    }
+    if (g.began_at) item("began at", with_commas(*g.began_at) + " " + unit);
+    if (g.stopped_at) item("stopped at", with_commas(*g.stopped_at) + " " + unit);
+    if (g.released_at_end) item("at end", "released (the last bucket gave back half the level)");
+    if (s.suppressed) item("suppressed", markup_escape(s.suppression));
+    return out + "</dl>";
+}
+
+// The rows a table lists: every site, or the unsuppressed ones.
+std::vector<const Site*> listed_sites(const Report& r, const HtmlOptions& o) {
+    std::vector<const Site*> out;
+    for (const Site& s : r.sites)
+        if (o.suppressed || !s.suppressed) out.push_back(&s);
+    std::stable_sort(out.begin(), out.end(), [](const Site* a, const Site* b) {
+        if (a->cls != b->cls) return a->cls > b->cls;
+        return a->live_bytes > b->live_bytes;
+    });
+    return out;
+}
+
+void report_section(std::string& out, const Report& r, std::size_t index, const HtmlOptions& o) {
+    auto it = std::back_inserter(out);
+    std::string rid = fmt::format("r{}", index);
+    std::string command;
+    for (const std::string& c : r.command)
+        command += (command.empty() ? "" : " ") + c;
+    fmt::format_to(it, "<section class=\"report\" id=\"{}\" data-report=\"{}\">\n", rid, index);
+    fmt::format_to(it, "<h2>{} <span class=\"muted\">pid {}</span></h2>\n",
+                   markup_escape(command.empty() ? r.path : command), r.pid);
+
+    // The run, in one paragraph.
+    std::size_t counts[4] = {};
+    for (const Site& s : r.sites)
+        if (!s.suppressed) ++counts[static_cast<std::size_t>(s.cls)];
+    fmt::format_to(it,
+                   "<p class=\"meta\">file <code>{}</code>; ppid {}; clock: {} per bucket of {} "
+                   "{}; {} buckets; teardown {} at {}; {} sites",
+                   markup_escape(r.path), r.ppid, markup_escape(r.time_unit),
+                   with_commas(r.bucket_width), markup_escape(clock_unit(r.time_unit)),
+                   r.buckets.size(), markup_escape(r.teardown), with_commas(r.teardown_at),
+                   r.sites.size());
+    for (SiteClass c :
+         {SiteClass::leaked, SiteClass::growing, SiteClass::plateau, SiteClass::stable})
+        fmt::format_to(it, ", <span class=\"cls {0}\">{1} {0}</span>", class_name(c),
+                       counts[static_cast<std::size_t>(c)]);
+    if (r.marks.count) fmt::format_to(it, "; {} marks", r.marks.count);
+    out += "</p>\n";
+    if (r.leak_check) {
+        const LeakCheck& l = *r.leak_check;
+        fmt::format_to(it,
+                       "<p class=\"meta\">leak check ({}, {} scans): definitely lost {} bytes, "
+                       "indirectly {}, possibly {}, still reachable {}, suppressed {}</p>\n",
+                       markup_escape(l.mode), l.scans, with_commas(l.definite.bytes),
+                       with_commas(l.indirect.bytes), with_commas(l.possible.bytes),
+                       with_commas(l.reachable.bytes), with_commas(l.suppressed.bytes));
+    }
+
+    std::vector<std::int64_t> ends;
+    for (const Bucket& b : r.buckets)
+        ends.push_back(b.end);
+    std::string x_label = "clock (" + clock_unit(r.time_unit) + ")";
+
+    // Total live bytes by space.
+    std::vector<ChartSeries> spaces;
+    for (std::size_t i = 0; i < r.buckets.size(); ++i)
+        for (const SpaceBucket& sb : r.buckets[i].spaces) {
+            auto found = std::find_if(spaces.begin(), spaces.end(),
+                                      [&](const ChartSeries& c) { return c.name == sb.space; });
+            if (found == spaces.end()) {
+                spaces.push_back({sb.space, std::vector<std::int64_t>(r.buckets.size(), 0), {}});
+                found = spaces.end() - 1;
+            }
+            found->values[i] = sb.live_bytes;
+        }
+    // "host" first, then the others by name.
+    std::stable_sort(spaces.begin(), spaces.end(), [](const ChartSeries& a, const ChartSeries& b) {
+        return (a.name == "host") > (b.name == "host");
+    });
+    if (spaces.size() != 1) {
+        ChartSeries total{"all spaces", {}, {}};
+        for (const Bucket& b : r.buckets)
+            total.values.push_back(b.live_bytes);
+        spaces.insert(spaces.begin(), std::move(total));
+    }
+    out += "<h3>Live bytes over time</h3>\n";
+    out += svg_chart(ends, spaces, x_label, "chart total-chart", 900, 260);
+
+    // The top problem sites, each with its own chart.
+    std::vector<const Site*> top;
+    for (const Site& s : r.sites)
+        if (s.cls != SiteClass::stable && (o.suppressed || !s.suppressed)) top.push_back(&s);
+    std::stable_sort(top.begin(), top.end(),
+                     [](const Site* a, const Site* b) { return a->live_bytes > b->live_bytes; });
+    if (top.size() > o.top) top.resize(o.top);
+    fmt::format_to(it,
+                   "<h3>Top sites <span class=\"muted\">({} leaked, growing or plateau by "
+                   "live bytes)</span></h3>\n",
+                   top.size());
+    if (top.empty()) out += "<p class=\"muted\">No leaked, growing or plateau site.</p>\n";
+    out += "<div class=\"site-charts\">\n";
+    for (const Site* s : top) {
+        fmt::format_to(it,
+                       "<div class=\"site-card\" id=\"{0}-site-{1}\" data-site=\"{1}\" "
+                       "data-class=\"{2}\">\n<h4><span class=\"cls {2}\">{2}</span> site {1}: "
+                       "<code>{3}</code> <span class=\"muted\">{4}</span></h4>\n",
+                       rid, s->id, class_name(s->cls), markup_escape(user_frame_label(*s)),
+                       markup_escape(space_label(*s)));
+        out += evidence_html(r, *s);
+        std::vector<ChartSeries> one{
+            {fmt::format("site {}", s->id), s->series, class_color(s->cls)}};
+        // The evidence on the chart: the warm-up, where the rise began and stopped.
+        std::vector<ChartEvent> events;
+        if (r.warmup_end > 0) events.push_back({"warm-up", r.warmup_end});
+        if (s->growth.began_at) events.push_back({"began", *s->growth.began_at});
+        if (s->growth.stopped_at) events.push_back({"stopped", *s->growth.stopped_at});
+        out += svg_chart(ends, one, x_label, "chart site-chart", 560, 200, events);
+        fmt::format_to(it, "<p><a href=\"#{}-stack-{}\">stack</a></p>\n</div>\n", rid, s->id);
+    }
+    out += "</div>\n";
+
+    // Every site, sortable and filterable.
+    std::vector<const Site*> listed = listed_sites(r, o);
+    fmt::format_to(it,
+                   "<h3>Sites</h3>\n<div class=\"filters\" data-table=\"{0}-sites\">"
+                   "<label>filter <input type=\"search\" class=\"f-text\" "
+                   "placeholder=\"function, file, space...\"></label> "
+                   "<label>class <select class=\"f-class\"><option value=\"\">all</option>"
+                   "<option>leaked</option><option>growing</option><option>plateau</option>"
+                   "<option>stable</option></select></label> "
+                   "<span class=\"f-count muted\"></span></div>\n",
+                   rid);
+    fmt::format_to(it,
+                   "<table class=\"sites sortable\" id=\"{}-sites\"><thead><tr>"
+                   "<th data-type=\"num\">site</th><th>class</th><th>space</th>"
+                   "<th data-type=\"num\">live bytes</th><th data-type=\"num\">peak bytes</th>"
+                   "<th data-type=\"num\">lost bytes</th>"
+                   "<th data-type=\"num\">rate (bytes per {})</th>"
+                   "<th data-type=\"num\">confidence</th><th>innermost user frame</th>"
+                   "</tr></thead><tbody>\n",
+                   rid, markup_escape(clock_unit(r.time_unit)));
+    for (const Site* s : listed) {
+        fmt::format_to(
+            it,
+            "<tr data-class=\"{1}\"><td data-v=\"{0}\">{0}</td>"
+            "<td><span class=\"cls {1}\">{1}</span>{2}</td><td>{3}</td>"
+            "<td data-v=\"{4}\">{5}</td><td data-v=\"{6}\">{7}</td>"
+            "<td data-v=\"{8}\">{9}</td><td data-v=\"{10}\">{11}</td>"
+            "<td data-v=\"{12}\">{13}</td>"
+            "<td><a href=\"#{14}-stack-{0}\"><code>{15}</code></a></td></tr>\n",
+            s->id, class_name(s->cls), s->suppressed ? " (suppressed)" : "",
+            markup_escape(space_label(*s)), s->live_bytes, with_commas(s->live_bytes),
+            s->peak_bytes, with_commas(s->peak_bytes), lost_bytes(*s), with_commas(lost_bytes(*s)),
+            fmt::format("{:.6g}", s->growth.rate), s->growth.rate ? rate_text(s->growth.rate) : "0",
+            fmt::format("{:.3g}", s->growth.confidence),
+            fmt::format("{:.2g}", s->growth.confidence), rid, markup_escape(user_frame_label(*s)));
+    }
+    out += "</tbody></table>\n";
+
+    // Stacks.
+    out += "<h3>Stacks</h3>\n<div class=\"stacks\">\n";
+    for (const Site* s : listed) {
+        fmt::format_to(it,
+                       "<details id=\"{0}-stack-{1}\" class=\"stack-of\" data-class=\"{2}\"{3}>"
+                       "<summary><span class=\"cls {2}\">{2}</span> site {1} "
+                       "<span class=\"muted\">{4}, {5} bytes live</span> <code>{6}</code>"
+                       "</summary>\n",
+                       rid, s->id, class_name(s->cls), s->cls == SiteClass::stable ? "" : " open",
+                       markup_escape(space_label(*s)), with_commas(s->live_bytes),
+                       markup_escape(user_frame_label(*s)));
+        out += stack_html(s->frames, o.frames);
+        out += "</details>\n";
+    }
+    out += "</div>\n";
+
+    // Leaks grouped by stack: sites whose blocks the last scan found lost.
+    struct Group {
+        const Site* first = nullptr;
+        Lost lost;
+        std::vector<std::int64_t> ids;
+    };
+    std::map<std::string, Group> groups;
+    for (const Site& s : r.sites) {
+        if (!s.lost || !lost_bytes(s) || (s.suppressed && !o.suppressed)) continue;
+        std::string key;
+        for (const Frame& f : s.frames)
+            key += frame_label(f) + "\n";
+        Group& g = groups[key];
+        if (!g.first) g.first = &s;
+        g.lost.definite += s.lost->definite;
+        g.lost.indirect += s.lost->indirect;
+        g.lost.possible += s.lost->possible;
+        g.ids.push_back(s.id);
+    }
+    std::vector<const Group*> sorted;
+    for (const auto& [key, g] : groups)
+        sorted.push_back(&g);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Group* a, const Group* b) {
+        return a->lost.definite + a->lost.indirect + a->lost.possible >
+               b->lost.definite + b->lost.indirect + b->lost.possible;
+    });
+    fmt::format_to(it, "<h3>Leaks by stack <span class=\"muted\">({} stacks)</span></h3>\n",
+                   sorted.size());
+    if (!r.leak_check)
+        out += "<p class=\"muted\">No leak scan ran (--leak-check=no).</p>\n";
+    else if (sorted.empty())
+        out += "<p class=\"muted\">The leak scan found nothing lost.</p>\n";
+    else {
+        fmt::format_to(it,
+                       "<table class=\"leaks sortable\" id=\"{}-leaks\"><thead><tr>"
+                       "<th data-type=\"num\">definitely lost</th>"
+                       "<th data-type=\"num\">indirectly lost</th>"
+                       "<th data-type=\"num\">possibly lost</th><th>sites</th><th>stack</th>"
+                       "</tr></thead><tbody>\n",
+                       rid);
+        for (const Group* g : sorted) {
+            std::string ids;
+            for (std::int64_t id : g->ids)
+                ids += fmt::format("{}<a href=\"#{}-stack-{}\">{}</a>", ids.empty() ? "" : ", ",
+                                   rid, id, id);
+            fmt::format_to(it,
+                           "<tr><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
+                           "<td data-v=\"{}\">{}</td><td>{}</td><td>{}</td></tr>\n",
+                           g->lost.definite, with_commas(g->lost.definite), g->lost.indirect,
+                           with_commas(g->lost.indirect), g->lost.possible,
+                           with_commas(g->lost.possible), ids,
+                           stack_html(g->first->frames, o.frames));
+        }
+        out += "</tbody></table>\n";
+    }
+    out += "</section>\n";
+}
+
+const char* kStyle = R"(
+body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 24px 40px;color:#222}
+h1{font-size:22px;margin:16px 0 4px}h2{font-size:18px;margin:28px 0 4px;padding-top:8px;border-top:2px solid #ccc}
+h3{font-size:15px;margin:18px 0 6px}h4{font-size:14px;margin:4px 0}
+.muted{color:#777;font-weight:normal}code{font:12px ui-monospace,Menlo,Consolas,monospace}
+.meta{margin:2px 0;color:#444}
+.cls{font-weight:600}.cls.leaked{color:#c62828}.cls.growing{color:#ef6c00}.cls.plateau{color:#1565c0}.cls.stable{color:#616161}
+.site-charts{display:flex;flex-wrap:wrap;gap:12px}
+.site-card{border:1px solid #ddd;border-radius:6px;padding:8px;width:580px}
+dl.evidence{display:grid;grid-template-columns:max-content auto;gap:0 10px;margin:4px 0;font-size:13px}
+dl.evidence dt{color:#666}dl.evidence dd{margin:0}
+svg.chart{display:block;background:#fff}svg.chart text{font:11px system-ui,sans-serif;fill:#444}
+svg.chart .grid{stroke:#eee}svg.chart .axis{stroke:#888}
+svg.chart .series{fill:none;stroke-width:2}svg.chart .event{stroke-dasharray:4 3;stroke-width:1}
+table{border-collapse:collapse;font-size:13px;margin:4px 0}
+th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:left;vertical-align:top}
+td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#f4f4f4;position:sticky;top:0}
+table.sortable th{cursor:pointer;user-select:none}
+th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
+.filters{margin:4px 0}.filters input{width:260px}
+ol.stack{margin:2px 0 6px;padding-left:28px}ol.stack li.py{background:#f3f8e8}
+.badge.py{background:#3776ab;color:#fff;border-radius:3px;padding:0 4px;font-size:11px}
+.src{color:#2e7d32}.obj{color:#777}details{margin:2px 0}summary{cursor:pointer}
+)";
+
+// Sorting and filtering the tables; nothing else. It marks <body> when it
+// ran without an exception (data-mg-ready), or with one (data-mg-error).
+const char* kScript = R"(
+(function () {
+  "use strict";
+  function fail(e) {
+    document.body.setAttribute("data-mg-error", String(e && e.message || e));
+  }
+  window.addEventListener("error", function (e) { fail(e.error || e.message); });
+  try {
+    var data = JSON.parse(document.getElementById("mg-data").textContent);
+    if (document.querySelectorAll("section.report").length !== data.reports.length)
+      throw new Error("report sections do not match the page's data");
+    function cellValue(row, col, numeric) {
+      var cell = row.cells[col];
+      if (!cell) return numeric ? 0 : "";
+      if (numeric) {
+        var v = parseFloat(cell.getAttribute("data-v"));
+        return isNaN(v) ? 0 : v;
+      }
+      return cell.textContent.toLowerCase();
+    }
+    Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
+      var heads = table.tHead.rows[0].cells;
+      Array.prototype.forEach.call(heads, function (th, col) {
+        th.addEventListener("click", function () {
+          var numeric = th.getAttribute("data-type") === "num";
+          var descending = th.getAttribute("aria-sort") !== "descending";
+          Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+          th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+          var body = table.tBodies[0];
+          var rows = Array.prototype.slice.call(body.rows);
+          rows.sort(function (a, b) {
+            var x = cellValue(a, col, numeric), y = cellValue(b, col, numeric);
+            var c = x < y ? -1 : x > y ? 1 : 0;
+            return descending ? -c : c;
+          });
+          rows.forEach(function (r) { body.appendChild(r); });
+        });
+      });
+    });
+    Array.prototype.forEach.call(document.querySelectorAll(".filters"), function (box) {
+      var table = document.getElementById(box.getAttribute("data-table"));
+      var text = box.querySelector(".f-text"), cls = box.querySelector(".f-class");
+      var count = box.querySelector(".f-count");
+      function apply() {
+        var want = text.value.toLowerCase(), c = cls.value, shown = 0;
+        var rows = table.tBodies[0].rows;
+        for (var i = 0; i < rows.length; i++) {
+          var ok = (!c || rows[i].getAttribute("data-class") === c) &&
+                   (!want || rows[i].textContent.toLowerCase().indexOf(want) >= 0);
+          rows[i].style.display = ok ? "" : "none";
+          if (ok) shown++;
+        }
+        count.textContent = shown + " of " + rows.length + " sites";
+      }
+      text.addEventListener("input", apply);
+      cls.addEventListener("change", apply);
+      apply();
+    });
+    if (!document.body.hasAttribute("data-mg-error"))
+      document.body.setAttribute("data-mg-ready", String(data.reports.length));
+  } catch (e) {
+    fail(e);
+    throw e;
+  }
+})();
+)";
+
+} // namespace
+
+std::string svg_chart(const std::vector<std::int64_t>& ends, const std::vector<ChartSeries>& series,
+                      const std::string& x_label, const std::string& css_class, int width,
+                      int height, const std::vector<ChartEvent>& events) {
+    std::string out;
+    auto it = std::back_inserter(out);
+    const double left = 74, right = 16, top = 24, bottom = 40;
+    const double pw = width - left - right, ph = height - top - bottom;
+    double x_max = ends.empty() ? 1 : static_cast<double>(std::max<std::int64_t>(ends.back(), 1));
+    double y_max = 0;
+    for (const ChartSeries& s : series)
+        for (std::int64_t v : s.values)
+            y_max = std::max(y_max, static_cast<double>(v));
+    double y_step = nice_step(std::max(y_max, 1.0) / 4);
+    double y_top = std::max(y_step, std::ceil(std::max(y_max, 1.0) / y_step) * y_step);
+    double x_step = nice_step(x_max / 5);
+    auto px = [&](double x) { return left + pw * x / x_max; };
+    auto py = [&](double y) { return top + ph * (1 - y / y_top); };
+
+    fmt::format_to(it,
+                   "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"{}\" width=\"{}\" "
+                   "height=\"{}\" viewBox=\"0 0 {} {}\" data-buckets=\"{}\" role=\"img\">\n",
+                   markup_escape(css_class), width, height, width, height, ends.size());
+    // Horizontal grid and y ticks.
+    for (double y = 0; y <= y_top + y_step / 2; y += y_step)
+        fmt::format_to(it,
+                       "<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{1:.1f}\" y1=\"{2:.1f}\" "
+                       "y2=\"{2:.1f}\"/><text class=\"ytick\" x=\"{3:.1f}\" y=\"{4:.1f}\" "
+                       "text-anchor=\"end\">{5}</text>\n",
+                       left, left + pw, py(y), left - 6, py(y) + 4, bytes_short(y));
+    // X ticks.
+    for (double x = 0; x <= x_max * 1.0001; x += x_step)
+        fmt::format_to(it,
+                       "<line class=\"axis\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" "
+                       "y2=\"{2:.1f}\"/><text class=\"xtick\" x=\"{0:.1f}\" y=\"{3:.1f}\" "
+                       "text-anchor=\"middle\">{4}</text>\n",
+                       px(x), top + ph, top + ph + 4, top + ph + 16, count_short(x));
+    fmt::format_to(it,
+                   "<line class=\"axis\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1:.1f}\" "
+                   "y2=\"{2:.1f}\"/><line class=\"axis\" x1=\"{0:.1f}\" x2=\"{3:.1f}\" "
+                   "y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>\n",
+                   left, top, top + ph, left + pw);
+    fmt::format_to(it,
+                   "<text class=\"xlabel\" x=\"{:.1f}\" y=\"{:.1f}\" "
+                   "text-anchor=\"middle\">{}</text>\n",
+                   left + pw / 2, static_cast<double>(height) - 4, markup_escape(x_label));
+    fmt::format_to(it, "<text class=\"ylabel\" x=\"4\" y=\"{:.1f}\">live bytes</text>\n", top - 8);
+    if (ends.empty())
+        fmt::format_to(it,
+                       "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">no buckets</text>\n",
+                       left + pw / 2, top + ph / 2);
+    // Labels stack downwards, so that events close together stay legible;
+    // near the right edge a label ends at its line.
+    double label_y = top + 10;
+    for (const ChartEvent& e : events) {
+        if (e.at < 0 || static_cast<double>(e.at) > x_max) continue;
+        double x = px(static_cast<double>(e.at));
+        bool at_right = x > left + pw * 0.85;
+        fmt::format_to(it,
+                       "<line class=\"event\" stroke=\"#555\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" "
+                       "y1=\"{1:.1f}\" y2=\"{2:.1f}\"/><text class=\"event-label\" "
+                       "x=\"{3:.1f}\" y=\"{4:.1f}\" text-anchor=\"{5}\">{6}</text>\n",
+                       x, top, top + ph, at_right ? x - 3 : x + 3, label_y,
+                       at_right ? "end" : "start", markup_escape(e.label));
+        label_y += 12;
+    }
+    // One polyline per series, one point per bucket.
+    double legend_x = left + 8;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const ChartSeries& s = series[i];
+        std::string color = s.color.empty() ? space_color(s.name, i) : s.color;
+        std::string points;
+        std::size_t n = std::min(s.values.size(), ends.size());
+        for (std::size_t k = 0; k < n; ++k)
+            points += fmt::format("{}{:.1f},{:.1f}", k ? " " : "", px(static_cast<double>(ends[k])),
+                                  py(static_cast<double>(s.values[k])));
+        fmt::format_to(it,
+                       "<polyline class=\"series\" data-series=\"{}\" stroke=\"{}\" "
+                       "points=\"{}\"><title>{}</title></polyline>\n",
+                       markup_escape(s.name), color, points, markup_escape(s.name));
+        fmt::format_to(it,
+                       "<rect x=\"{0:.1f}\" y=\"6\" width=\"10\" height=\"10\" fill=\"{1}\"/>"
+                       "<text x=\"{2:.1f}\" y=\"15\">{3}</text>\n",
+                       legend_x, color, legend_x + 14, markup_escape(s.name));
+        legend_x += 24 + 7.0 * static_cast<double>(s.name.size());
+    }
+    out += "</svg>\n";
+    return out;
+}
+
+std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o) {
+    std::string out;
+    auto it = std::back_inserter(out);
+    fmt::format_to(it,
+                   "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width\">\n"
+                   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+                   "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+                   "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+                   markup_escape(o.title), kStyle, markup_escape(o.title));
+    fmt::format_to(it, "<p class=\"meta\">{} report{} (one section per process)</p>\n",
+                   reports.size(), reports.size() == 1 ? "" : "s");
+    if (reports.size() > 1) {
+        out += "<ul class=\"toc\">\n";
+        for (std::size_t i = 0; i < reports.size(); ++i) {
+            std::string command;
+            for (const std::string& c : reports[i].command)
+                command += (command.empty() ? "" : " ") + c;
+            fmt::format_to(it, "<li><a href=\"#r{}\">pid {}</a> <code>{}</code></li>\n", i,
+                           reports[i].pid, markup_escape(command));
+        }
+        out += "</ul>\n";
+    }
+    for (std::size_t i = 0; i < reports.size(); ++i)
+        report_section(out, reports[i], i, o);
+
+    // What the script reads: the reports' names and sizes.
+    std::string data = "{\"reports\":[";
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        const Report& r = reports[i];
+        data += fmt::format("{}{{\"file\":{},\"pid\":{},\"command\":[", i ? "," : "",
+                            json_string(r.path), r.pid);
+        for (std::size_t k = 0; k < r.command.size(); ++k)
+            data += (k ? "," : "") + json_string(r.command[k]);
+        data += fmt::format("],\"buckets\":{},\"sites\":{}}}", r.buckets.size(), r.sites.size());
+    }
+    data += "]}";
+    fmt::format_to(it,
+                   "<script id=\"mg-data\" type=\"application/json\">{}</script>\n"
+                   "<script>{}</script>\n</body>\n</html>\n",
+                   script_safe(data), kScript);
+    return out;
+}
+
+} // namespace mg::report

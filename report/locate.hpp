@@ -1,0 +1,48 @@
+// Where a site "is" for the CI formats (SARIF, JUnit): the innermost frame of
+// its stack in the user's own code, not in the C library, the C++ runtime,
+// the Python interpreter or memgrow's preload (docs/memgrow-report.md).
+#pragma once
+
+#include "report/model.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace mg::report {
+
+// A path of the system: under /lib, /lib64, /usr/lib, /usr/lib64,
+// /usr/libexec, /usr/include, /usr/share, /usr/local/lib (installed
+// libraries, their headers and Python's standard library).
+bool is_system_path(const std::string& path);
+
+// An ELF object of the system or of the runtime: a system path, or a file
+// named like libc, ld.so, libstdc++, libgcc_s, libm, libpthread, libdl,
+// librt, libpython or a Valgrind preload (vgpreload_*), wherever it lies.
+bool is_system_object(const std::string& object);
+
+// A frame of the user's code: it has a source file (not a pseudo-file such
+// as "<frozen importlib._bootstrap>"), the file is not a system path, and its
+// object (when known) is not a system object.
+bool is_user_frame(const Frame& f);
+
+struct SiteLocation {
+    std::size_t frame = 0; // index into Site::frames
+    bool user = false;     // false: no user frame, the innermost frame with a file
+};
+
+// The innermost user frame; else the innermost frame with a source file;
+// nullopt when no frame has one.
+std::optional<SiteLocation> locate_site(const Site& s);
+
+// The evidence for a leaked or growing site in one sentence, for the CI
+// formats: "leaked: 3,200 bytes definitely and 0 indirectly lost; ..." with
+// live and peak bytes, the growth rate per clock unit and per bucket, the
+// rule and confidence, and the pid.
+std::string evidence_text(const Report& r, const Site& s);
+
+// The site's pid: its own (a merged report) or the report's.
+std::int64_t site_pid(const Report& r, const Site& s);
+
+} // namespace mg::report
