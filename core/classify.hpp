@@ -158,8 +158,10 @@ inline Growth classify_history(const i64* series, unsigned n, const i64* mark_li
     const unsigned w = mathx::min(p.warmup_buckets, n);
     const i64* post = series + w; // the part after the warm-up, m buckets
     const unsigned m = n - w;
-    const unsigned c = (m + 2) / 3;
-    const i64* last = post + (m - c);                 // its last third, c buckets
+    // Its last third, c buckets; at least 6 (when there are), the fewest on
+    // which the trend test can reach its threshold (4 never can: z <= 1.7).
+    const unsigned c = max((m + 2) / 3, mathx::min(m, 6u));
+    const i64* last = post + (m - c);
     const unsigned k = mathx::min(m, max(1u, c / 4)); // buckets whose median is a level
 
     // How far the level rose across the last third: from the median of its

@@ -3,6 +3,7 @@
 #include "mg_heap.hpp"
 #include "mg_errors.hpp"
 #include "mg_options.hpp"
+#include "mg_python.hpp"
 #include "mg_stacks.hpp"
 #include "mg_timeline.hpp"
 
@@ -76,6 +77,7 @@ bool drop_block(ThreadId tid, void* p, FreeCall call) {
     }
     if (!kind_matches(b->kind, call)) report_mismatched_free(tid, a, call, *b);
     timeline_free(b->site, b->size);
+    python_block_freed(a, b->size);
     FreedBlock f{a, b->size, b->site, free_stack(tid), b->kind};
     block_dispose(b);
     quarantine_push(f, release);

@@ -1,5 +1,6 @@
 #include "mg_leak.hpp"
 #include "mg_blocks.hpp"
+#include "mg_client_memory.hpp"
 
 namespace mg {
 
@@ -12,24 +13,15 @@ VG_MINIMAL_JMP_BUF(scan_jmp);
 VG_MINIMAL_JMP_BUF(read_jmp);
 volatile Addr fault_addr;
 
-// A fault catcher runs in a signal handler: unmask the signal before
-// jumping out of it, or the next fault kills the process.
-void unmask(Int sig) {
-    vki_sigset_t mask;
-    VG_(sigprocmask)(VKI_SIG_SETMASK, nullptr, &mask);
-    VG_(sigdelset)(&mask, sig);
-    VG_(sigprocmask)(VKI_SIG_SETMASK, &mask, nullptr);
-}
-
 void on_scan_fault(Int sig, Addr a) {
-    unmask(sig);
+    unmask_signal(sig);
     if (sig != VKI_SIGSEGV && sig != VKI_SIGBUS) return;
     fault_addr = a;
     VG_MINIMAL_LONGJMP(scan_jmp);
 }
 
 void on_read_fault(Int sig, Addr) {
-    unmask(sig);
+    unmask_signal(sig);
     if (sig == VKI_SIGSEGV || sig == VKI_SIGBUS) VG_MINIMAL_LONGJMP(read_jmp);
 }
 

@@ -4,6 +4,8 @@
 #include "mg_heap.hpp"
 #include "mg_leak.hpp"
 #include "mg_options.hpp"
+#include "mg_python.hpp"
+#include "mg_client_memory.hpp"
 #include "mg_requests.hpp"
 #include "mg_stacks.hpp"
 #include "mg_suppressions.hpp"
@@ -54,7 +56,20 @@ void fini(Int /*exitcode*/) {
         VG_(umsg)
         ("memgrow: stack cache: %'llu hits, %'llu misses; %'u sites\n", st.hits, st.misses,
          site_count());
+        python_print_stats();
     }
+}
+
+// New code may be an interpreter to read frames from; mappings that go
+// away or lose permissions end what the client-memory checks cached.
+void on_mmap(Addr, SizeT, Bool, Bool, Bool executable, ULong) {
+    if (executable) python_code_mapped();
+}
+void on_munmap(Addr, SizeT) {
+    client_memory_changed();
+}
+void on_mprotect(Addr, SizeT, Bool, Bool, Bool) {
+    client_memory_changed();
 }
 
 void at_fork_child(ThreadId) {
@@ -73,6 +88,10 @@ void pre_clo_init() {
     VG_(basic_tool_funcs)(post_clo_init, instrument, fini);
     VG_(needs_command_line_options)(process_option, print_usage, print_debug_usage);
     VG_(needs_client_requests)(handle_client_request);
+    VG_(track_new_mem_mmap)(on_mmap);
+    VG_(track_die_mem_munmap)(on_munmap);
+    VG_(track_change_mem_mprotect)(on_mprotect);
+    VG_(track_die_mem_brk)(on_munmap);
     heap_init();
     errors_init();
     sites_init();

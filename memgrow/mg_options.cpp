@@ -96,6 +96,16 @@ Bool process_option(const HChar* arg) {
                          &clo.heuristics);
     } else if VG_STR_CLO (arg, "--errors-for", str) {
         return parse_set(arg, str, "-,plateau,growing,leaked", &clo.errors_for);
+    } else if VG_STR_CLO (arg, "--python", str) {
+        if VG_STREQ (str, "hybrid")
+            clo.python = PythonFrames::hybrid;
+        else if VG_STREQ (str, "only")
+            clo.python = PythonFrames::only;
+        else if VG_STREQ (str, "no")
+            clo.python = PythonFrames::no;
+        else
+            VG_(fmsg_bad_option)(arg, "expected hybrid, only or no\n");
+    } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
     } else {
         return False;
     }
@@ -108,7 +118,7 @@ void print_usage() {
      "                              %%q{VAR} an environment variable\n"
      "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
      "                              guest instructions, or milliseconds [B]\n"
-     "    --depth=<n>               native frames per allocation stack [32]\n"
+     "    --depth=<n>               frames (native and Python) per allocation stack [32]\n"
      "    --warmup=<p>%%|<n>         start-up ignored by classification: a share of\n"
      "                              the clock or clock units [up to MEMGROW_WARMUP_END\n"
      "                              or the first MEMGROW_MARK, else 5%%]\n"
@@ -124,11 +134,16 @@ void print_usage() {
      "                              pointers to a block's start: stdstring length64\n"
      "                              newarray multipleinheritance cpython, all or none [all]\n"
      "    --errors-for=class1,...   site classes counted as errors (--error-exitcode):\n"
-     "                              leaked growing plateau, all or none [leaked]\n");
+     "                              leaked growing plateau, all or none [leaked]\n"
+     "    --python=hybrid|only|no   CPython frames in stacks: in place of the\n"
+     "                              interpreter's loop among native frames, Python\n"
+     "                              frames only, or none [hybrid]\n");
 }
 
 void print_debug_usage() {
-    VG_(printf)("    (none)\n");
+    VG_(printf)
+    ("    --python-test-layout-mismatch=no|yes  read CPython frames one word off,\n"
+     "                              as if its layout had changed (tests) [no]\n");
 }
 
 // An output file that cannot be written must fail now, not after hours of

@@ -7,6 +7,7 @@ namespace mg {
 
 enum class TimeUnit : UChar { bytes, instructions, millis };
 enum class LeakCheck : UChar { no, summary, full };
+enum class PythonFrames : UChar { hybrid, only, no };
 
 // Leak kinds (--show-leak-kinds), memcheck's names and order.
 enum LeakKind : UInt { kDefinite = 0, kIndirect, kPossible, kReachable, kLeakKinds };
@@ -28,6 +29,8 @@ struct Options {
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
     UInt errors_for = 0x8;  // bits of SiteClass: leaked
+    PythonFrames python = PythonFrames::hybrid;
+    bool python_test_layout_mismatch = false;
 };
 
 extern Options clo;

@@ -56,7 +56,7 @@ void write_frame(const Frame& f, void* ctx) {
     w->member_bool("python", f.python);
     HChar ip[24];
     VG_(sprintf)(ip, "%#lx", f.ip);
-    w->member("ip", ip);
+    w->member("ip", f.python ? nullptr : ip);
     w->end_object();
 }
 

@@ -73,7 +73,9 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
 void print_frame(const Frame& f, void* first_frame) {
     bool* first = static_cast<bool*>(first_frame);
     const HChar* fn = f.function ? f.function : "???";
-    if (f.file)
+    if (f.python) // no code address: "py:" in its place
+        VG_(umsg)("   %s py: %s (%s:%d)\n", *first ? "at" : "by", fn, f.file, f.line);
+    else if (f.file)
         VG_(umsg)("   %s %#lx: %s (%s:%d)\n", *first ? "at" : "by", f.ip, fn, f.file, f.line);
     else if (f.object)
         VG_(umsg)("   %s %#lx: %s (in %s)\n", *first ? "at" : "by", f.ip, fn, f.object);

@@ -1,5 +1,6 @@
 #include "mg_sites.hpp"
 #include "mg_options.hpp"
+#include "mg_python.hpp"
 #include "mg_stacks.hpp"
 
 namespace mg {
@@ -94,6 +95,59 @@ Site* new_site(UWord hash, Space space, UInt device, const StackWord* w, UInt n)
     return s;
 }
 
+// Native frames captured when Python frames replace some: the interpreter's
+// loop and call machinery take several native frames per Python call.
+constexpr UInt kPythonNativeFrames = 64;
+
+// Which frames of a native stack are the evaluation loop: bit i for frame
+// i. Bit 0 (the innermost frame: never the loop) says "computed", so that
+// the mask can be cached as the stack's payload.
+UWord eval_frames(const CapturedStack& stack) {
+    UWord mask = 1;
+    for (UInt i = 1; i < stack.n && i < 64; ++i)
+        if (python_is_eval(stack.ips[i])) mask |= 1ull << i;
+    return mask;
+}
+
+// The hybrid stack: each call of the evaluation loop, innermost first,
+// gives way to the Python frames it runs; between Python frames the
+// interpreter's own call machinery is left out, C extensions stay.
+UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack& py, StackWord* w,
+                  UInt depth) {
+    bool only = clo.python == PythonFrames::only && py.n_tokens > 0;
+    UInt n = 0, segment = 0, token = 0;
+    bool after_python = false;
+    for (UInt i = 0; i < stack.n && n < depth; ++i) {
+        Addr ip = stack.ips[i];
+        if (in_preload(ip)) continue;
+        if (i < 64 && (eval_mask >> i & 1) && i > 0 && segment < py.n_segments) {
+            for (; token < py.segment_end[segment] && n < depth; ++token)
+                w[n++] = py.tokens[token];
+            ++segment;
+            after_python = true;
+            continue;
+        }
+        if (only || (after_python && python_in_interpreter(ip))) continue;
+        w[n++] = ip;
+    }
+    // Python frames past the native frames captured.
+    for (; token < py.n_tokens && n < depth; ++token)
+        w[n++] = py.tokens[token];
+    return n;
+}
+
+Site* intern(Space space, UInt device, const StackWord* w, UInt n) {
+    UWord h = hash_words(w, n, static_cast<UWord>(space) * 256 + device + 1);
+    for (Site* c = table[h & table_mask]; c; c = c->next_in_bucket) {
+        if (c->hash != h || c->n_frames != n || c->space != space || c->device != device) continue;
+        UInt i = 0;
+        while (i < n && c->frames[i] == w[i])
+            ++i;
+        if (i == n) return c;
+    }
+    return new_site(h, space, device, w, n);
+}
+
 } // namespace
 
 void sites_init() {
@@ -101,29 +155,28 @@ void sites_init() {
 }
 
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
-    CapturedStack stack =
-        capture_stack(tid, StackPurpose::allocation, static_cast<UInt>(clo.depth) + 4);
+    UInt depth = static_cast<UInt>(clo.depth);
+    StackWord w[kMaxFrames];
+    if (preload_hi == 0 && preload_searches++ < 16) find_preload();
+    if (python_poll()) {
+        // The native part is cached with its evaluation-loop frames; the
+        // Python frames change from line to line and are read every time.
+        CapturedStack stack = capture_stack(tid, StackPurpose::allocation, kPythonNativeFrames);
+        if (!*stack.payload) *stack.payload = reinterpret_cast<void*>(eval_frames(stack));
+        static PythonStack py;
+        python_stack(tid, depth, &py);
+        UWord mask = reinterpret_cast<UWord>(*stack.payload);
+        return intern(space, device, w, merge_python(stack, mask, py, w, depth));
+    }
+    CapturedStack stack = capture_stack(tid, StackPurpose::allocation, depth + 4);
     Site* cached = static_cast<Site*>(*stack.payload);
     if (cached && cached->space == space && cached->device == device) return cached;
-
-    if (preload_hi == 0 && preload_searches++ < 16) find_preload();
     // memgrow's own frames (the malloc replacements, the exit and CPython
     // wrappers) are not the program's: leave them out wherever they are.
-    StackWord w[kMaxFrames];
     UInt n = 0;
-    for (UInt i = 0; i < stack.n && n < static_cast<UInt>(clo.depth); ++i)
+    for (UInt i = 0; i < stack.n && n < depth; ++i)
         if (!in_preload(stack.ips[i])) w[n++] = stack.ips[i];
-
-    UWord h = hash_words(w, n, static_cast<UWord>(space) * 256 + device + 1);
-    Site* s = nullptr;
-    for (Site* c = table[h & table_mask]; c && !s; c = c->next_in_bucket) {
-        if (c->hash != h || c->n_frames != n || c->space != space || c->device != device) continue;
-        UInt i = 0;
-        while (i < n && c->frames[i] == w[i])
-            ++i;
-        if (i == n) s = c;
-    }
-    if (!s) s = new_site(h, space, device, w, n);
+    Site* s = intern(space, device, w, n);
     *stack.payload = s;
     return s;
 }

@@ -114,6 +114,15 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
     return CapturedStack{e.ips, e.n, &e.payload};
 }
 
+void stack_cache_clear(StackPurpose purpose) {
+    if (!caches) return;
+    for (UInt t = 0; t < VG_N_THREADS; ++t)
+        if (caches[t])
+            for (Set& set : caches[t]->sets[static_cast<UInt>(purpose)])
+                for (Entry& e : set.ways)
+                    e.n = 0;
+}
+
 StackCacheStats stack_cache_stats() {
     return StackCacheStats{hits, misses};
 }

@@ -26,6 +26,10 @@ struct CapturedStack {
 // until the next capture.
 CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames);
 
+// Forgets the cached stacks of one purpose, with their payloads (when what
+// callers derive from a stack changes).
+void stack_cache_clear(StackPurpose purpose);
+
 struct StackCacheStats {
     ULong hits, misses;
 };

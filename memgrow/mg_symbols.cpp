@@ -1,4 +1,5 @@
 #include "mg_symbols.hpp"
+#include "mg_python.hpp"
 
 namespace mg {
 
@@ -126,7 +127,13 @@ const Symbolised* lookup(Addr ip, DiEpoch ep) {
 void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx) {
     for (UInt i = 0; i < n; ++i) {
         StackWord w = words[i];
-        if (w & kPythonFrameTag) continue; // named by the Python stage
+        if (w & kPythonFrameTag) {
+            const HChar *function, *file;
+            Int line;
+            if (python_frame_name(w, &function, &file, &line))
+                visit(Frame{w, function, file, line, nullptr, true}, ctx);
+            continue;
+        }
         // Caller frames are already return address - 1 (the unwinder's
         // convention), so each word names the call instruction itself.
         const Symbolised* s = lookup(w, ep);

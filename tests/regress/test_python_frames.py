@@ -1,0 +1,196 @@
+"""Python attribution: the report names Python files, functions and lines
+(read from CPython's frames in client memory), in place of the interpreter's
+evaluation loop, on a shared-libpython interpreter and on Debian's static,
+stripped one; cross-checked against tracemalloc; the options and the
+fallback when the layout does not match."""
+import os
+import re
+import subprocess
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import SRC, TestCase, describe, run  # noqa: E402
+
+GOLDEN = os.path.join(SRC, "tests", "regress", "py_golden.py")
+INTERPRETERS = {"running": sys.executable}
+if os.path.exists("/usr/bin/python3"):
+    INTERPRETERS["debian"] = os.path.realpath("/usr/bin/python3")
+MALLOC = {"PYTHONMALLOC": "malloc"}
+
+
+def golden_lines():
+    lines = {}
+    with open(GOLDEN) as f:
+        for i, text in enumerate(f, 1):
+            m = re.search(r"# GOLDEN (\S+)", text)
+            if m:
+                lines[m.group(1)] = i
+    return lines
+
+
+def golden_sizes():
+    sizes = {}
+    with open(GOLDEN) as f:
+        for m in re.finditer(r'"(\w+)": (\d[\d_]*)', f.read()):
+            sizes[m.group(1)] = int(m.group(2).replace("_", ""))
+    return sizes
+
+
+def python_frames(site):
+    return [f for f in site["frames"] if f["python"]]
+
+
+def block_site(report, size):
+    """The site of the one block of `size` bytes."""
+    sites = [s for s in report["sites"]
+             if s["allocated_blocks"] >= 1 and s["peak_bytes"] == size]
+    return sites[0] if len(sites) == 1 else None
+
+
+class GoldenAttribution(TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.runs = {name: run([exe, GOLDEN], env=MALLOC, timeout=600)
+                    for name, exe in INTERPRETERS.items()}
+        cls.lines = golden_lines()
+        cls.sizes = golden_sizes()
+
+    def expected_function(self, case, exe):
+        version = subprocess.run([exe, "-c", "import sys; print(sys.version_info[1])"],
+                                 capture_output=True, text=True).stdout.strip()
+        names = {"plain": "plain", "method": "Service.handle", "lambda": "<lambda>",
+                 "generator": "generator", "async": "coroutine", "recursion": "recurse",
+                 "thread": "worker",
+                 # 3.12 inlines comprehensions into their function (PEP 709).
+                 "listcomp": "listcomp.<locals>.<listcomp>" if version == "11" else "listcomp"}
+        return names[case]
+
+    def test_each_case_names_its_line_first(self):
+        for name, exe in INTERPRETERS.items():
+            r = self.runs[name]
+            self.assertEqual(r.rc, 0, r.log)
+            self.assertIn("golden", r.log)
+            for case, size in self.sizes.items():
+                with self.subTest(interpreter=name, case=case):
+                    site = block_site(r.report, size + 1)
+                    self.assertIsNotNone(site, f"no single site of {size + 1} bytes")
+                    py = python_frames(site)
+                    self.assertTrue(py, site["frames"])
+                    self.assertEqual(os.path.basename(py[0]["file"]), "py_golden.py")
+                    self.assertEqual(py[0]["function"], self.expected_function(case, exe))
+                    self.assertEqual(py[0]["line"], self.lines[case])
+                    # Frames are innermost first: native allocator frames
+                    # (bytearray's) come before the Python line, and the
+                    # evaluation loop itself is never shown.
+                    self.assertFalse(site["frames"][0]["python"])
+                    for f in site["frames"]:
+                        self.assertNotEqual(f["function"], "_PyEval_EvalFrameDefault")
+
+    def test_callers_are_python_frames_in_order(self):
+        for name in INTERPRETERS:
+            r = self.runs[name]
+            with self.subTest(interpreter=name):
+                site = block_site(r.report, self.sizes["method"] + 1)
+                self.assertEqual([f["function"] for f in python_frames(site)],
+                                 ["Service.handle", "main", "<module>"])
+                self.assertEqual(python_frames(site)[1]["line"], self.lines["method-caller"])
+
+    def test_deep_recursion_shows_the_recursive_calls(self):
+        for name in INTERPRETERS:
+            r = self.runs[name]
+            with self.subTest(interpreter=name):
+                site = block_site(r.report, self.sizes["recursion"] + 1)
+                py = python_frames(site)
+                # --depth (32) caps the stack of 41 recursive calls: a few
+                # native frames, then the innermost Python frame and the
+                # recursive calls.
+                self.assertGreaterEqual(len(py), 25)
+                self.assertEqual(py[-1]["function"], "recurse")  # main is past the cap
+                self.assertTrue(all(f["function"] == "recurse" for f in py[1:]))
+                self.assertTrue(all(f["line"] == self.lines["recursion-caller"] for f in py[1:]))
+
+    def test_thread_without_the_gil_in_a_c_extension_has_hybrid_frames(self):
+        for name in INTERPRETERS:
+            r = self.runs[name]
+            with self.subTest(interpreter=name):
+                hybrid = []
+                for s in r.report["sites"]:
+                    objs = [f["object"] or "" for f in s["frames"]]
+                    py = python_frames(s)
+                    if (py and py[0]["function"] == "worker"
+                            and py[0]["line"] == self.lines["sqlite"]
+                            and any("libsqlite3" in o for o in objs)):
+                        hybrid.append(s)
+                self.assertTrue(hybrid, describe(r.report))
+                # sqlite's own frames are inner to the Python line that
+                # called it, with the _sqlite3 extension between them.
+                frames = hybrid[0]["frames"]
+                first_py = next(i for i, f in enumerate(frames) if f["python"])
+                inner = [f["object"] or "" for f in frames[:first_py]]
+                self.assertTrue(any("libsqlite3" in o for o in inner), frames)
+                self.assertTrue(any("_sqlite3" in o for o in inner), frames)
+
+    def test_json_encoder_output_names_the_calling_line(self):
+        for name in INTERPRETERS:
+            r = self.runs[name]
+            with self.subTest(interpreter=name):
+                sites = [s for s in r.report["sites"]
+                         if any(f["python"] and f["line"] == self.lines["json"]
+                                and f["function"] == "main" for f in s["frames"])
+                         and s["live_bytes"] >= 3000 * 50]
+                self.assertTrue(sites, describe(r.report))
+
+    def test_lines_agree_with_tracemalloc(self):
+        for name, exe in INTERPRETERS.items():
+            with self.subTest(interpreter=name):
+                native = subprocess.run([exe, GOLDEN], capture_output=True, text=True,
+                                        env=dict(os.environ, GOLDEN_TRACEMALLOC="1"))
+                self.assertEqual(native.returncode, 0, native.stderr)
+                traced = dict(re.findall(r"tracemalloc (\w+) (\S+)", native.stdout))
+                self.assertEqual(set(traced), set(self.sizes))
+                for case, size in self.sizes.items():
+                    site = block_site(self.runs[name].report, size + 1)
+                    py = python_frames(site)[0]
+                    self.assertEqual(f"{os.path.basename(py['file'])}:{py['line']}",
+                                     traced[case], case)
+
+
+class Options(TestCase):
+    def test_python_only_and_no(self):
+        exe = INTERPRETERS["running"]
+        size = golden_sizes()["plain"] + 1
+        only = run([exe, GOLDEN], options=["--python=only"], env=MALLOC)
+        self.assertEqual(only.rc, 0, only.log)
+        # The bytearray object and its buffer: one site, Python frames only.
+        sites = [s for s in only.report["sites"]
+                 if s["frames"] and s["frames"][0]["function"] == "plain"]
+        self.assertEqual(len(sites), 1, describe(only.report))
+        self.assertGreaterEqual(sites[0]["peak_bytes"], size)
+        self.assertEqual([f["function"] for f in sites[0]["frames"]], ["plain", "main", "<module>"])
+        self.assertTrue(all(f["python"] for f in sites[0]["frames"]))
+        # Native frames only: the evaluation loop is where Python code ran.
+        no = run([exe, GOLDEN], options=["--python=no"], env=MALLOC)
+        self.assertEqual(no.rc, 0, no.log)
+        self.assertFalse(any(f["python"] for s in no.report["sites"] for f in s["frames"]))
+        self.assertTrue(any(f["function"] == "_PyEval_EvalFrameDefault"
+                            for s in no.report["sites"] for f in s["frames"]))
+        bad = run([exe, "-c", "pass"], options=["--python=sometimes"])
+        self.assertNotEqual(bad.rc, 0)
+        self.assertIn("--python", bad.log)
+
+    def test_layout_mismatch_warns_once_and_falls_back_to_native_frames(self):
+        for name, exe in INTERPRETERS.items():
+            with self.subTest(interpreter=name):
+                r = run([exe, GOLDEN], options=["--python-test-layout-mismatch=yes"], env=MALLOC)
+                self.assertEqual(r.rc, 0, r.log)
+                self.assertIn("golden", r.log)
+                self.assertEqual(r.log.count("Python frames are off"), 1, r.log)
+                self.assertFalse(any(f["python"] for s in r.report["sites"]
+                                     for f in s["frames"]))
+                self.assertTrue(any(s["peak_bytes"] >= golden_sizes()["plain"] + 1
+                                    for s in r.report["sites"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
