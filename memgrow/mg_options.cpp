@@ -94,6 +94,7 @@ Bool process_option(const HChar* arg) {
     } else if VG_STR_CLO (arg, "--leak-check-heuristics", str) {
         return parse_set(arg, str, "-,stdstring,length64,newarray,multipleinheritance,cpython",
                          &clo.heuristics);
+    } else if VG_BOOL_CLO (arg, "--cuda", clo.cuda) {
     } else if VG_STR_CLO (arg, "--errors-for", str) {
         return parse_set(arg, str, "-,plateau,growing,leaked", &clo.errors_for);
     } else {
@@ -124,7 +125,9 @@ void print_usage() {
      "                              pointers to a block's start: stdstring length64\n"
      "                              newarray multipleinheritance cpython, all or none [all]\n"
      "    --errors-for=class1,...   site classes counted as errors (--error-exitcode):\n"
-     "                              leaked growing plateau, all or none [leaked]\n");
+     "                              leaked growing plateau, all or none [leaked]\n"
+     "    --cuda=yes|no             record CUDA device, managed and pinned memory and\n"
+     "                              check the CUDA memory API's use [yes]\n");
 }
 
 void print_debug_usage() {
