@@ -11,11 +11,10 @@
    - the runtime's allocation, free, copy and set calls are wrapped, in
      libcudart.so* and in the executable (static cudart): they name the API
      the user called, give the stack at the user's call and check ranges.
-   A per-thread depth counts the wrappers active on a thread: only the
-   outermost one reports, so a cudaMalloc that reaches cuMemAlloc is one
-   allocation. The driver's functions are called without redirection
-   (CALL_FN_*), so a driver that hands out its exported addresses does not
-   re-enter the name wrappers either. */
+   The tool counts the wrappers active on each thread (the preload has no
+   thread-local storage): only the outermost one reports, so a cudaMalloc that reaches cuMemAlloc is
+   one allocation. The driver's functions are called without redirection (CALL_FN_*), so a driver
+   that hands out its exported addresses does not re-enter the name wrappers either. */
 #include "pub_tool_basics.h"
 #include "pub_tool_redir.h"
 #include "valgrind.h"
@@ -24,20 +23,23 @@
 
 /* ---- state ---- */
 
-/* Wrappers active on this thread. Initial-exec TLS: the preload is loaded
-   with the program, and the access must not call into libc. */
-static __thread int depth __attribute__((tls_model("initial-exec")));
-
 static int tracking_state = -1; /* --cuda, asked once */
 
 static int tracking(void) {
-    if (tracking_state < 0) tracking_state = MEMGROW_CUDA_TRACKING() ? 1 : 0;
+    if (tracking_state < 0) tracking_state = MEMGROW_CUDA_TRACKING(MEMGROW_CUDA_IS_ON);
     return tracking_state;
 }
 
-/* Reports only from the outermost wrapper (call after leaving it). */
+/* Around each call into CUDA; a wrapper reports only when it is the
+   outermost one on its thread (checked after leaving, or before entering). */
+static void enter(void) {
+    if (tracking()) (void)MEMGROW_CUDA_TRACKING(MEMGROW_CUDA_ENTER);
+}
+static void leave(void) {
+    if (tracking()) (void)MEMGROW_CUDA_TRACKING(MEMGROW_CUDA_LEAVE);
+}
 static int outermost(void) {
-    return depth == 0 && tracking();
+    return tracking() && MEMGROW_CUDA_TRACKING(MEMGROW_CUDA_OUTERMOST);
 }
 
 static OrigFn orig_at(void* fn) {
@@ -55,9 +57,9 @@ static int current_device(void) {
     UWord r = 1;
     if (ctx_get_device) {
         OrigFn fn = orig_at(ctx_get_device);
-        depth++;
+        enter();
         CALL_FN_W_W(r, fn, &dev);
-        depth--;
+        leave();
     }
     return r == 0 ? dev : 0;
 }
@@ -78,18 +80,18 @@ static int streq(const char* a, const char* b) {
 
 static CUresult do_mem_alloc(OrigFn fn, CUdeviceptr* p, SizeT n, int space, int api) {
     CUresult r;
-    depth++;
+    enter();
     CALL_FN_W_WW(r, fn, p, n);
-    depth--;
+    leave();
     if (r == 0 && outermost()) report_alloc(*p, n, space, api);
     return r;
 }
 
 static CUresult do_mem_alloc_flags(OrigFn fn, CUdeviceptr* p, SizeT n, UInt flags, int space) {
     CUresult r;
-    depth++;
+    enter();
     CALL_FN_W_WWW(r, fn, p, n, flags);
-    depth--;
+    leave();
     if (r == 0 && outermost())
         report_alloc(*p, n, space,
                      space == MEMGROW_SPACE_PINNED ? MEMGROW_API_HOST : MEMGROW_API_DRIVER);
@@ -99,9 +101,9 @@ static CUresult do_mem_alloc_flags(OrigFn fn, CUdeviceptr* p, SizeT n, UInt flag
 static CUresult do_mem_alloc_pitch(OrigFn fn, CUdeviceptr* p, SizeT* pitch, SizeT w, SizeT h,
                                    UInt elem) {
     CUresult r;
-    depth++;
+    enter();
     CALL_FN_W_5W(r, fn, p, pitch, w, h, elem);
-    depth--;
+    leave();
     if (r == 0 && outermost())
         report_alloc(*p, *pitch * h, MEMGROW_SPACE_DEVICE, MEMGROW_API_DRIVER);
     return r;
@@ -110,17 +112,17 @@ static CUresult do_mem_alloc_pitch(OrigFn fn, CUdeviceptr* p, SizeT* pitch, Size
 static CUresult do_mem_free(OrigFn fn, UWord p, int space, int api) {
     CUresult r;
     if (p && outermost()) (void)MEMGROW_DEVICE_FREE(p, space, api);
-    depth++;
+    enter();
     CALL_FN_W_W(r, fn, p);
-    depth--;
+    leave();
     return r;
 }
 
 static CUresult do_mem_alloc_async(OrigFn fn, CUdeviceptr* p, SizeT n, CUstream s) {
     CUresult r;
-    depth++;
+    enter();
     CALL_FN_W_WWW(r, fn, p, n, s);
-    depth--;
+    leave();
     if (r == 0 && outermost()) report_alloc(*p, n, MEMGROW_SPACE_DEVICE, MEMGROW_API_ASYNC);
     return r;
 }
@@ -128,9 +130,9 @@ static CUresult do_mem_alloc_async(OrigFn fn, CUdeviceptr* p, SizeT n, CUstream 
 static CUresult do_mem_alloc_from_pool_async(OrigFn fn, CUdeviceptr* p, SizeT n, CUmemoryPool pool,
                                              CUstream s) {
     CUresult r;
-    depth++;
+    enter();
     CALL_FN_W_WWWW(r, fn, p, n, pool, s);
-    depth--;
+    leave();
     if (r == 0 && outermost()) report_alloc(*p, n, MEMGROW_SPACE_DEVICE, MEMGROW_API_ASYNC);
     return r;
 }
@@ -138,9 +140,9 @@ static CUresult do_mem_alloc_from_pool_async(OrigFn fn, CUdeviceptr* p, SizeT n,
 static CUresult do_mem_free_async(OrigFn fn, CUdeviceptr p, CUstream s) {
     CUresult r;
     if (p && outermost()) (void)MEMGROW_DEVICE_FREE(p, MEMGROW_SPACE_DEVICE, MEMGROW_API_ASYNC);
-    depth++;
+    enter();
     CALL_FN_W_WW(r, fn, p, s);
-    depth--;
+    leave();
     return r;
 }
 
@@ -149,9 +151,9 @@ static CUresult do_mem_free_async(OrigFn fn, CUdeviceptr p, CUstream s) {
 static CUresult do_mem_create(OrigFn fn, CUmemGenericAllocationHandle* h, SizeT size,
                               const MgCuMemAllocationPropHead* prop, cuuint64_t flags) {
     CUresult r;
-    depth++;
+    enter();
     CALL_FN_W_WWWW(r, fn, h, size, prop, flags);
-    depth--;
+    leave();
     if (r == 0 && outermost()) {
         int on_device = prop->location.type == MG_CU_MEM_LOCATION_TYPE_DEVICE;
         MEMGROW_DEVICE_ALLOC(*h, size, on_device ? MEMGROW_SPACE_DEVICE : MEMGROW_SPACE_PINNED,
@@ -163,27 +165,27 @@ static CUresult do_mem_create(OrigFn fn, CUmemGenericAllocationHandle* h, SizeT 
 static CUresult do_mem_release(OrigFn fn, CUmemGenericAllocationHandle h) {
     CUresult r;
     if (outermost()) (void)MEMGROW_DEVICE_FREE(h, MEMGROW_SPACE_DEVICE, MEMGROW_API_VMM);
-    depth++;
+    enter();
     CALL_FN_W_W(r, fn, h);
-    depth--;
+    leave();
     return r;
 }
 
 static CUresult do_mem_map(OrigFn fn, CUdeviceptr p, SizeT size, SizeT offset,
                            CUmemGenericAllocationHandle h, cuuint64_t flags) {
     CUresult r;
-    depth++;
+    enter();
     CALL_FN_W_5W(r, fn, p, size, offset, h, flags);
-    depth--;
+    leave();
     if (r == 0 && outermost()) MEMGROW_DEVICE_MAP(p, size, h);
     return r;
 }
 
 static CUresult do_mem_unmap(OrigFn fn, CUdeviceptr p, SizeT size) {
     CUresult r;
-    depth++;
+    enter();
     CALL_FN_W_WW(r, fn, p, size);
-    depth--;
+    leave();
     if (r == 0 && outermost()) MEMGROW_DEVICE_UNMAP(p, size);
     return r;
 }
@@ -341,7 +343,7 @@ static void substitute(const char* symbol, void** pfn, int version, cuuint64_t f
 static CUresult do_get_proc_address(OrigFn fn, const char* symbol, void** pfn, int version,
                                     cuuint64_t flags, void* status, int v2) {
     CUresult r;
-    depth++;
+    enter();
     if (v2)
         CALL_FN_W_5W(r, fn, symbol, pfn, version, flags, status);
     else
@@ -357,7 +359,7 @@ static CUresult do_get_proc_address(OrigFn fn, const char* symbol, void** pfn, i
             CALL_FN_W_WWWW(r2, fn, "cuCtxGetDevice", &f, 2000, 0);
         if (r2 == 0) ctx_get_device = f;
     }
-    depth--;
+    leave();
     if (r == 0 && symbol && pfn && *pfn && tracking()) substitute(symbol, pfn, version, flags);
     return r;
 }
@@ -463,14 +465,14 @@ DRV(CUresult, cuMemUnmap, (CUdeviceptr p, SizeT size)) {
 static cudaError_t rt_alloc(OrigFn fn, void** p, SizeT n, UWord a3, UWord a4, int nargs, int space,
                             int api) {
     cudaError_t r;
-    depth++;
+    enter();
     if (nargs == 2)
         CALL_FN_W_WW(r, fn, p, n);
     else if (nargs == 3)
         CALL_FN_W_WWW(r, fn, p, n, a3);
     else
         CALL_FN_W_WWWW(r, fn, p, n, a3, a4);
-    depth--;
+    leave();
     if (r == 0 && outermost()) report_alloc((UWord)*p, n, space, api);
     return r;
 }
@@ -478,12 +480,12 @@ static cudaError_t rt_alloc(OrigFn fn, void** p, SizeT n, UWord a3, UWord a4, in
 static cudaError_t rt_free(OrigFn fn, void* p, UWord a2, int nargs, int space, int api) {
     cudaError_t r;
     if (p && outermost()) (void)MEMGROW_DEVICE_FREE(p, space, api);
-    depth++;
+    enter();
     if (nargs == 1)
         CALL_FN_W_W(r, fn, p);
     else
         CALL_FN_W_WW(r, fn, p, a2);
-    depth--;
+    leave();
     return r;
 }
 
@@ -503,12 +505,12 @@ static cudaError_t rt_memcpy(OrigFn fn, void* dst, const void* src, SizeT n, int
                              int async) {
     cudaError_t r;
     check_copy(dst, src, n, kind, async ? MEMGROW_API_ASYNC : MEMGROW_API_RUNTIME);
-    depth++;
+    enter();
     if (async)
         CALL_FN_W_5W(r, fn, dst, src, n, kind, s);
     else
         CALL_FN_W_WWWW(r, fn, dst, src, n, kind);
-    depth--;
+    leave();
     return r;
 }
 
@@ -517,12 +519,12 @@ static cudaError_t rt_memset(OrigFn fn, void* p, int value, SizeT n, void* s, in
     if (outermost() && n)
         (void)MEMGROW_DEVICE_ACCESS(p, n, MEMGROW_ACCESS_WRITE,
                                     async ? MEMGROW_API_ASYNC : MEMGROW_API_RUNTIME);
-    depth++;
+    enter();
     if (async)
         CALL_FN_W_WWWW(r, fn, p, value, n, s);
     else
         CALL_FN_W_WWW(r, fn, p, value, n);
-    depth--;
+    leave();
     return r;
 }
 
@@ -580,9 +582,9 @@ static cudaError_t rt_memset(OrigFn fn, void* p, int value, SizeT n, void* s, in
         OrigFn fn;                                                                                 \
         cudaError_t r;                                                                             \
         VALGRIND_GET_ORIG_FN(fn);                                                                  \
-        depth++;                                                                                   \
+        enter();                                                                                   \
         CALL_FN_W_WWWW(r, fn, p, pitch, w, h);                                                     \
-        depth--;                                                                                   \
+        leave();                                                                                   \
         if (r == 0 && outermost())                                                                 \
             report_alloc((UWord)*p, *pitch* h, MEMGROW_SPACE_DEVICE, MEMGROW_API_RUNTIME);         \
         return r;                                                                                  \

@@ -48,7 +48,12 @@ typedef enum {
        Reports a range that runs past the end of a live allocation or into
        a freed one; returns 1 if the range is fine or unknown, 0 if not. */
     VG_USERREQ__MEMGROW_DEVICE_ACCESS,
-    /* Whether the CUDA wrappers should report (--cuda=yes): 1 or 0. */
+    /* Used by memgrow's CUDA wrappers. arg1: a MemgrowCudaScope. Returns,
+       for MEMGROW_CUDA_IS_ON, whether --cuda=yes; else, after entering or
+       leaving, whether the calling thread should report (--cuda=yes and no
+       wrapper active on it). The count lives in the tool so that the
+       preload needs no thread-local storage (which would change the
+       client's own TLS allocations). */
     VG_USERREQ__MEMGROW_CUDA_TRACKING
 } MemgrowClientRequest;
 
@@ -75,6 +80,13 @@ typedef enum {
     MEMGROW_API_ASYNC = 4,   /* stream-ordered: cuMemAllocAsync / cuMemFreeAsync */
     MEMGROW_API_VMM = 5      /* cuMemCreate / cuMemRelease: the address is the handle */
 } MemgrowDeviceApi;
+
+typedef enum {
+    MEMGROW_CUDA_IS_ON = 0,
+    MEMGROW_CUDA_ENTER = 1,    /* a wrapper starts on this thread */
+    MEMGROW_CUDA_LEAVE = 2,    /* ... and ends */
+    MEMGROW_CUDA_OUTERMOST = 3 /* no wrapper active on this thread */
+} MemgrowCudaScope;
 
 /* What a copy or set does to a device-side range. */
 typedef enum { MEMGROW_ACCESS_READ = 1, MEMGROW_ACCESS_WRITE = 2 } MemgrowAccess;
@@ -134,10 +146,10 @@ typedef enum { MEMGROW_ACCESS_READ = 1, MEMGROW_ACCESS_WRITE = 2 } MemgrowAccess
         _mg_res;                                                                                   \
     })
 
-#define MEMGROW_CUDA_TRACKING()                                                                    \
+#define MEMGROW_CUDA_TRACKING(scope)                                                               \
     __extension__({                                                                                \
         int _mg_res = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_CUDA_TRACKING,   \
-                                                           0, 0, 0, 0, 0);                         \
+                                                           (scope), 0, 0, 0, 0);                   \
         _mg_res;                                                                                   \
     })
 

@@ -1,6 +1,7 @@
 #include "mg_device.hpp"
 #include "mg_blocks.hpp"
 #include "mg_errors.hpp"
+#include "mg_options.hpp"
 #include "mg_timeline.hpp"
 #include "../include/memgrow.h"
 extern "C" {
@@ -80,6 +81,10 @@ void dispose(ThreadId tid, Block* b, bool vmm) {
     f = DeviceFreed{b->addr, b->size, b->site, VG_(record_ExeContext)(tid, 0), vmm};
     block_dispose(b);
 }
+
+// The CUDA wrappers active on each thread: only the outermost reports.
+// (VG_N_THREADS is known once the options are.)
+UInt* wrapper_depth;
 
 bool pinned(UWord space) {
     return space == MEMGROW_SPACE_PINNED;
@@ -190,6 +195,20 @@ UWord device_access(ThreadId tid, const UWord* args) {
         return 0;
     }
     return 1; // memory memgrow does not know (host, or from an API it does not track)
+}
+
+UWord device_tracking(ThreadId tid, UWord scope) {
+    if (!clo.cuda) return 0;
+    if (scope == MEMGROW_CUDA_IS_ON || tid >= VG_N_THREADS) return 1;
+    if (!wrapper_depth)
+        wrapper_depth =
+            static_cast<UInt*>(VG_(calloc)("mg.device.depth", VG_N_THREADS, sizeof(UInt)));
+    UInt& depth = wrapper_depth[tid];
+    if (scope == MEMGROW_CUDA_ENTER)
+        depth++;
+    else if (scope == MEMGROW_CUDA_LEAVE && depth)
+        depth--;
+    return depth == 0 ? 1 : 0;
 }
 
 } // namespace mg

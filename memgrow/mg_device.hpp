@@ -15,5 +15,7 @@ UWord device_free(ThreadId tid, const UWord* args);
 void device_map(const UWord* args);
 void device_unmap(const UWord* args);
 UWord device_access(ThreadId tid, const UWord* args);
+// MEMGROW_CUDA_TRACKING: the wrappers active per thread (a MemgrowCudaScope).
+UWord device_tracking(ThreadId tid, UWord scope);
 
 } // namespace mg

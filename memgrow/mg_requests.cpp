@@ -168,7 +168,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         *ret = device_access(tid, args);
         break;
     case VG_USERREQ__MEMGROW_CUDA_TRACKING:
-        *ret = clo.cuda ? 1 : 0;
+        *ret = device_tracking(tid, args[1]);
         break;
     case VG_USERREQ__MEMGROW_WARMUP_END:
         timeline_warmup_end();
