@@ -57,10 +57,21 @@ inline const char* heuristic_name(u32 h) {
     }
 }
 
+// What a block is beyond its range (CUDA memory, docs/cuda.md).
+enum BlockFlag : u8 {
+    // Device-side memory: its words are not host memory, so they are never
+    // read, and no interior-pointer heuristic applies.
+    kOpaque = 1,
+    // A host block of the CUDA driver or runtime: their bookkeeping does not
+    // keep device-side blocks alive (it holds every live allocation).
+    kForeign = 2,
+};
+
 // A heap block; the scanner's input is sorted by address, not overlapping.
 struct Block {
     usize addr;
     usize size;
+    u8 flags = 0;
 };
 
 // What the walk found for each block (by index in the block array).
@@ -96,9 +107,10 @@ template <class Memory> class Scanner {
         }
     }
 
-    // A root range of non-heap memory, [lo, hi).
-    void scan_root_range(usize lo, usize hi) {
-        mem_.for_each_word(lo, hi, [this](usize v) { reach(v, true); });
+    // A root range of non-heap memory, [lo, hi); foreign: memory of the CUDA
+    // driver or runtime (see kForeign).
+    void scan_root_range(usize lo, usize hi, bool foreign = false) {
+        mem_.for_each_word(lo, hi, [this, foreign](usize v) { reach(v, true, foreign); });
     }
     void root_word(usize v) { reach(v, true); }
 
@@ -162,18 +174,19 @@ template <class Memory> class Scanner {
     }
 
     // A root word or a word of a block reached from the roots.
-    void reach(usize ptr, bool prior_definite) {
+    void reach(usize ptr, bool prior_definite, bool foreign = false) {
         long i = find(ptr);
         if (i < 0) return;
         Mark& m = marks_[i];
         const Block& b = blocks_[i];
+        if (foreign && (b.flags & kOpaque)) return;
         if (m.state == State::reachable) {
             // Now reached directly: no heuristic is needed for it any more.
             if (m.heuristic && ptr == b.addr) m.heuristic = kNoHeuristic;
             return;
         }
         bool start = ptr == b.addr;
-        if (!start && heuristics_) {
+        if (!start && heuristics_ && !(b.flags & kOpaque)) {
             m.heuristic = heuristic_for(ptr, b);
             start = m.heuristic != kNoHeuristic;
         }
@@ -187,11 +200,11 @@ template <class Memory> class Scanner {
     }
 
     // A word of a lost block: unreached blocks it reaches join the clique.
-    void join_clique(usize ptr, u32 leader, u32 through) {
+    void join_clique(usize ptr, u32 leader, u32 through, bool foreign) {
         long i = find(ptr);
         if (i < 0 || static_cast<u32>(i) == leader) return;
         Mark& m = marks_[i];
-        if (m.state != State::unreached) return;
+        if (m.state != State::unreached || (foreign && (blocks_[i].flags & kOpaque))) return;
         push(static_cast<u32>(i));
         // A former leader brings the bytes lost through it along.
         marks_[leader].indirect += blocks_[i].size + m.indirect;
@@ -206,14 +219,18 @@ template <class Memory> class Scanner {
             u32 i = stack_[--top_];
             marks_[i].pending = false;
             const Block& b = blocks_[i];
+            if (b.flags & kOpaque) continue;
+            bool foreign = b.flags & kForeign;
             if (clique < 0) {
                 bool definite = marks_[i].state != State::possible;
-                mem_.for_each_word(b.addr, b.addr + b.size,
-                                   [this, definite](usize v) { reach(v, definite); });
+                mem_.for_each_word(b.addr, b.addr + b.size, [this, definite, foreign](usize v) {
+                    reach(v, definite, foreign);
+                });
             } else {
                 u32 leader = static_cast<u32>(clique);
-                mem_.for_each_word(b.addr, b.addr + b.size,
-                                   [this, leader, i](usize v) { join_clique(v, leader, i); });
+                mem_.for_each_word(b.addr, b.addr + b.size, [this, leader, i, foreign](usize v) {
+                    join_clique(v, leader, i, foreign);
+                });
             }
         }
     }

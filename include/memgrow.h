@@ -35,7 +35,26 @@ typedef enum {
     /* Start-up is over: the warm-up that classification ignores ends now
        (unless --warmup was given). The first request wins. memgrow's preload
        sends it when CPython starts running the main script or -c command. */
-    VG_USERREQ__MEMGROW_WARMUP_END
+    VG_USERREQ__MEMGROW_WARMUP_END,
+    /* Virtual memory: [arg1, arg1 + arg2) is now backed by the physical
+       allocation whose handle (arg3) a MEMGROW_DEVICE_ALLOC with
+       MEMGROW_API_VMM registered. A released handle lives on until its last
+       mapping goes. */
+    VG_USERREQ__MEMGROW_DEVICE_MAP,
+    /* [arg1, arg1 + arg2) is no longer mapped. */
+    VG_USERREQ__MEMGROW_DEVICE_UNMAP,
+    /* A copy or set is about to touch [arg1, arg1 + arg2) of device-side
+       memory. arg3: MemgrowAccess, arg4: MemgrowDeviceApi of the call.
+       Reports a range that runs past the end of a live allocation or into
+       a freed one; returns 1 if the range is fine or unknown, 0 if not. */
+    VG_USERREQ__MEMGROW_DEVICE_ACCESS,
+    /* Used by memgrow's CUDA wrappers. arg1: a MemgrowCudaScope. Returns,
+       for MEMGROW_CUDA_IS_ON, whether --cuda=yes; else, after entering or
+       leaving, whether the calling thread should report (--cuda=yes and no
+       wrapper active on it). The count lives in the tool so that the
+       preload needs no thread-local storage (which would change the
+       client's own TLS allocations). */
+    VG_USERREQ__MEMGROW_CUDA_TRACKING
 } MemgrowClientRequest;
 
 /* Memory spaces of a site (the JSON report's "space"). */
@@ -59,8 +78,18 @@ typedef enum {
     MEMGROW_API_RUNTIME = 2, /* cudaMalloc / cudaFree ... */
     MEMGROW_API_HOST = 3,    /* cudaHostAlloc / cudaFreeHost, cuMemHostAlloc / cuMemFreeHost */
     MEMGROW_API_ASYNC = 4,   /* stream-ordered: cuMemAllocAsync / cuMemFreeAsync */
-    MEMGROW_API_VMM = 5      /* cuMemCreate / cuMemRelease */
+    MEMGROW_API_VMM = 5      /* cuMemCreate / cuMemRelease: the address is the handle */
 } MemgrowDeviceApi;
+
+typedef enum {
+    MEMGROW_CUDA_IS_ON = 0,
+    MEMGROW_CUDA_ENTER = 1,    /* a wrapper starts on this thread */
+    MEMGROW_CUDA_LEAVE = 2,    /* ... and ends */
+    MEMGROW_CUDA_OUTERMOST = 3 /* no wrapper active on this thread */
+} MemgrowCudaScope;
+
+/* What a copy or set does to a device-side range. */
+typedef enum { MEMGROW_ACCESS_READ = 1, MEMGROW_ACCESS_WRITE = 2 } MemgrowAccess;
 
 #define MEMGROW_MARK(label)                                                                        \
     ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_MARK, (label), 0, 0, 0, 0))
@@ -98,6 +127,29 @@ typedef enum {
     __extension__({                                                                                \
         int _mg_res = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_FREE,     \
                                                            (addr), (space), (api), 0, 0);          \
+        _mg_res;                                                                                   \
+    })
+
+#define MEMGROW_DEVICE_MAP(addr, size, handle)                                                     \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_MAP, (addr), (size),      \
+                                           (handle), 0, 0))
+
+#define MEMGROW_DEVICE_UNMAP(addr, size)                                                           \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_UNMAP, (addr), (size), 0, \
+                                           0, 0))
+
+/* 1 when fine or not running under memgrow. */
+#define MEMGROW_DEVICE_ACCESS(addr, size, access, api)                                             \
+    __extension__({                                                                                \
+        int _mg_res = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(1, VG_USERREQ__MEMGROW_DEVICE_ACCESS,   \
+                                                           (addr), (size), (access), (api), 0);    \
+        _mg_res;                                                                                   \
+    })
+
+#define MEMGROW_CUDA_TRACKING(scope)                                                               \
+    __extension__({                                                                                \
+        int _mg_res = (int)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_CUDA_TRACKING,   \
+                                                           (scope), 0, 0, 0, 0);                   \
         _mg_res;                                                                                   \
     })
 

@@ -18,7 +18,7 @@ const HChar* alloc_kind_name(AllocKind k) {
 
 namespace {
 
-VgHashTable* tables[2];
+VgHashTable* tables[3];
 PoolAlloc* block_pool; // fixed-size nodes: cheaper than VG_(malloc) per block
 
 // A ring of freed blocks, bounded by count and by bytes.
@@ -32,6 +32,7 @@ ULong ring_bytes;
 void blocks_init() {
     tables[0] = VG_(HT_construct)("mg.blocks.host");
     tables[1] = VG_(HT_construct)("mg.blocks.device");
+    tables[2] = VG_(HT_construct)("mg.blocks.vmm");
     block_pool = VG_(newPA)(sizeof(Block), 1000, VG_(malloc), "mg.blocks.pool", VG_(free));
     ring = static_cast<FreedBlock*>(
         VG_(calloc)("mg.quarantine", kQuarantineSlots, sizeof(FreedBlock)));
@@ -44,6 +45,8 @@ Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind) {
     b->site = site;
     b->kind = kind;
     b->api = 0;
+    b->released = 0;
+    b->maps = 0;
     b->birth = 0;
     VG_(HT_add_node)(tables[static_cast<UInt>(t)], b);
     return b;

@@ -20,6 +20,10 @@ struct Block {
     ULong birth; // run clock at allocation
     AllocKind kind;
     UChar api; // device blocks: MemgrowDeviceApi of the allocating call
+    // Virtual-memory blocks (keyed by handle): released by the program, but
+    // alive while `maps` mappings use them.
+    UChar released;
+    UInt maps;
 };
 
 struct FreedBlock {
@@ -30,9 +34,20 @@ struct FreedBlock {
     AllocKind kind;
 };
 
+// A recently freed device-side block (virtual-memory ones by handle); an
+// empty quarantine slot has no site.
+struct DeviceFreed {
+    Addr addr;
+    SizeT size;
+    Site* site;
+    ExeContext* freed_at;
+    bool vmm;
+};
+
 // Host heap blocks and device-side blocks live in separate tables: a device
-// address is never a host heap address.
-enum class Table : UChar { host, device };
+// address is never a host heap address. Virtual-memory physical allocations
+// (cuMemCreate) are keyed by their handle, which is no address at all.
+enum class Table : UChar { host, device, vmm };
 
 void blocks_init();
 Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind);

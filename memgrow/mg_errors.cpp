@@ -1,15 +1,47 @@
 #include "mg_errors.hpp"
 #include "mg_options.hpp"
+#include "../include/memgrow.h"
 
 namespace mg {
 
 namespace {
 
-const HChar* const kKindNames[kErrorKinds] = {"InvalidFree", "DoubleFree", "MismatchedFree",
-                                              "Leaked",      "Growing",    "Plateau"};
+const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
+                                              "DoubleFree",
+                                              "MismatchedFree",
+                                              "Leaked",
+                                              "Growing",
+                                              "Plateau",
+                                              "DeviceInvalidFree",
+                                              "DeviceDoubleFree",
+                                              "DeviceMismatchedFree",
+                                              "DeviceOverrun",
+                                              "DeviceUseAfterFree"};
 
 bool is_class_kind(UInt k) {
-    return k >= kLeaked && k < kErrorKinds;
+    return k >= kLeaked && k <= kPlateau;
+}
+
+// The family of the calling API, as the messages name it.
+const HChar* api_name(UInt api) {
+    switch (api) {
+    case MEMGROW_API_DRIVER:
+        return "cuMemFree/cuMemAlloc (driver API)";
+    case MEMGROW_API_RUNTIME:
+        return "cudaFree/cudaMalloc (runtime API)";
+    case MEMGROW_API_HOST:
+        return "cudaFreeHost/cuMemFreeHost (pinned host memory)";
+    case MEMGROW_API_ASYNC:
+        return "cudaFreeAsync/cuMemFreeAsync (stream-ordered)";
+    case MEMGROW_API_VMM:
+        return "cuMemRelease (virtual memory)";
+    default:
+        return "an unspecified API";
+    }
+}
+
+const HChar* access_name(UInt access) {
+    return access == MEMGROW_ACCESS_READ ? "read" : "write";
 }
 
 const HChar* call_name(FreeCall c) {
@@ -90,6 +122,50 @@ void pp_error(const Error* err) {
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)(" Address %#lx is the start of a block of size %lu", a, e->size);
         pp_stack("alloc'd", e->alloc_at);
+        break;
+    case kDeviceInvalidFree:
+        VG_(umsg)("Invalid device free: %s\n", api_name(e->api));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)(" Address %#lx is not the start of a live device-side block\n", a);
+        break;
+    case kDeviceDoubleFree:
+        VG_(umsg)("Double device free: %s of a block already freed\n", api_name(e->api));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" Address %#lx is the start of a %s block of size %lu", a, space_name(e->space), e->size);
+        pp_stack("free'd", e->freed_at);
+        pp_stack("Block was alloc'd at", e->alloc_at);
+        break;
+    case kDeviceMismatchedFree:
+        VG_(umsg)
+        ("Mismatched device free: %s of %s memory\n", api_name(e->api), space_name(e->space));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" Address %#lx is the start of a %s block of size %lu", a, space_name(e->space), e->size);
+        pp_stack("alloc'd", e->alloc_at);
+        break;
+    case kDeviceOverrun:
+        VG_(umsg)
+        ("Device range overrun: %s of %lu bytes at %#lx\n", access_name(e->access), e->access_size,
+         a);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" runs %lu bytes past the end of a %s block of size %lu at %#lx",
+         a + e->access_size - (e->block_addr + e->size), space_name(e->space), e->size,
+         e->block_addr);
+        pp_stack("alloc'd", e->alloc_at);
+        if (!e->alloc_at) VG_(umsg)("\n");
+        break;
+    case kDeviceUseAfterFree:
+        VG_(umsg)
+        ("Device use after free: %s of %lu bytes at %#lx\n", access_name(e->access), e->access_size,
+         a);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" Address %#lx is %lu bytes inside a %s block of size %lu", a, a - e->block_addr,
+         space_name(e->space), e->size);
+        pp_stack("free'd", e->freed_at);
+        pp_stack("Block was alloc'd at", e->alloc_at);
         break;
     }
 }
@@ -190,6 +266,49 @@ void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock
 void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b) {
     record(tid, kMismatchedFree, addr,
            ErrorExtra{call, b.kind, b.size, site_exe_context(b.site), nullptr});
+}
+
+void report_device_invalid_free(ThreadId tid, Addr addr, UInt api) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, 0, nullptr, nullptr};
+    e.api = static_cast<UChar>(api);
+    record(tid, kDeviceInvalidFree, addr, e);
+}
+
+void report_device_double_free(ThreadId tid, Addr addr, UInt api, const DeviceFreed& f) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, f.size, site_exe_context(f.site), f.freed_at};
+    e.api = static_cast<UChar>(api);
+    e.space = f.site->space;
+    record(tid, kDeviceDoubleFree, addr, e);
+}
+
+void report_device_mismatched_free(ThreadId tid, Addr addr, UInt api, const Block& b) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, b.size, site_exe_context(b.site), nullptr};
+    e.api = static_cast<UChar>(api);
+    e.space = b.site->space;
+    record(tid, kDeviceMismatchedFree, addr, e);
+}
+
+void report_device_overrun(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api, Addr start,
+                           SizeT size, const Site* site) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, size, site ? site_exe_context(site) : nullptr,
+                 nullptr};
+    e.api = static_cast<UChar>(api);
+    e.access = static_cast<UChar>(access);
+    e.space = site ? site->space : Space::device;
+    e.access_size = n;
+    e.block_addr = start;
+    record(tid, kDeviceOverrun, addr, e);
+}
+
+void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
+                                  const DeviceFreed& f) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, f.size, site_exe_context(f.site), f.freed_at};
+    e.api = static_cast<UChar>(api);
+    e.access = static_cast<UChar>(access);
+    e.space = f.site->space;
+    e.access_size = n;
+    e.block_addr = f.addr;
+    record(tid, kDeviceUseAfterFree, addr, e);
 }
 
 UInt error_record_count() {

@@ -19,6 +19,12 @@ enum ErrorKind : UInt {
     kLeaked,
     kGrowing,
     kPlateau,
+    // Misuse of the CUDA memory API (docs/cuda.md).
+    kDeviceInvalidFree,
+    kDeviceDoubleFree,
+    kDeviceMismatchedFree,
+    kDeviceOverrun,
+    kDeviceUseAfterFree,
     kErrorKinds
 };
 const HChar* error_kind_name(UInt kind);
@@ -32,12 +38,27 @@ struct ErrorExtra {
     SizeT size;
     ExeContext* alloc_at; // null when the block is unknown
     ExeContext* freed_at; // double free: the first free
+    // Device errors: the MemgrowDeviceApi of the call, what a copy does
+    // (MemgrowAccess), how many bytes, and the block's start and space.
+    UChar api = 0;
+    UChar access = 0;
+    Space space = Space::host;
+    SizeT access_size = 0;
+    Addr block_addr = 0;
 };
 
 void errors_init();
 void report_invalid_free(ThreadId tid, Addr addr, FreeCall call);
 void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f);
 void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b);
+
+void report_device_invalid_free(ThreadId tid, Addr addr, UInt api);
+void report_device_double_free(ThreadId tid, Addr addr, UInt api, const DeviceFreed& f);
+void report_device_mismatched_free(ThreadId tid, Addr addr, UInt api, const Block& b);
+void report_device_overrun(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api, Addr start,
+                           SizeT size, const Site* site);
+void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
+                                  const DeviceFreed& f);
 
 // Counts the sites whose class --errors-for names (and no suppression
 // silences) as errors, for --error-exitcode.

@@ -147,7 +147,49 @@ bool is_root_segment(const NSegment* seg) {
     return true;
 }
 
-void scan_roots(Scanner& scanner, const Registers& regs) {
+// The CUDA driver and runtime (libcuda.so*, libcudart.so*): their static
+// data and the host blocks they allocate are their bookkeeping, which holds
+// every live device pointer, so it must not keep device blocks alive
+// (reach::kForeign). Libraries above them (cuBLAS, NCCL) are the program's.
+struct CudaObjects {
+    static constexpr UInt kMax = 8;
+    const HChar* file[kMax];
+    Addr text_lo[kMax], text_hi[kMax], bss_lo[kMax], bss_hi[kMax];
+    UInt n = 0;
+
+    CudaObjects() {
+        for (const DebugInfo* di = VG_(next_DebugInfo)(nullptr); di && n < kMax;
+             di = VG_(next_DebugInfo)(di)) {
+            const HChar* so = VG_(DebugInfo_get_soname)(di);
+            if (!so || (VG_(strncmp)(so, "libcuda.so", 10) && VG_(strncmp)(so, "libcudart.so", 12)))
+                continue;
+            file[n] = VG_(DebugInfo_get_filename)(di);
+            text_lo[n] = VG_(DebugInfo_get_text_avma)(di);
+            text_hi[n] = text_lo[n] + VG_(DebugInfo_get_text_size)(di);
+            bss_lo[n] = VG_(DebugInfo_get_bss_avma)(di);
+            bss_hi[n] = bss_lo[n] + VG_(DebugInfo_get_bss_size)(di);
+            n++;
+        }
+    }
+    bool owns_segment(const NSegment* seg) const {
+        const HChar* name = seg->kind == SkFileC ? VG_(am_get_filename)(seg) : nullptr;
+        for (UInt i = 0; i < n; ++i) {
+            if (name && file[i] && VG_STREQ(name, file[i])) return true;
+            if (bss_lo[i] < bss_hi[i] && seg->start < bss_hi[i] && bss_lo[i] <= seg->end)
+                return true;
+        }
+        return false;
+    }
+    // Allocated by their code: the innermost frame (memgrow's are left out).
+    bool allocated(const Site* s) const {
+        if (!s->n_frames || (s->frames[0] & kPythonFrameTag)) return false;
+        for (UInt i = 0; i < n; ++i)
+            if (s->frames[0] >= text_lo[i] && s->frames[0] < text_hi[i]) return true;
+        return false;
+    }
+};
+
+void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda) {
     Int n_starts = 0;
     Addr* starts = VG_(get_segment_starts)(SkFileC | SkAnonC | SkShmC, &n_starts);
     for (Int i = 0; i < n_starts; ++i) {
@@ -156,7 +198,7 @@ void scan_roots(Scanner& scanner, const Registers& regs) {
         Addr floor = scan_floor(seg, regs);
         if (VG_(clo_verbosity) > 2) VG_(dmsg)
         ("memgrow: scanning root segment %#lx..%#lx from %#lx\n", seg->start, seg->end, floor);
-        scanner.scan_root_range(floor, seg->end + 1);
+        scanner.scan_root_range(floor, seg->end + 1, cuda.owns_segment(seg));
     }
     VG_(free)(starts);
     for (UInt i = 0; i < regs.n; ++i)
@@ -204,18 +246,49 @@ void leak_init() {
     VG_(track_pre_thread_ll_create)(on_thread_create);
 }
 
+namespace {
+
+// Host and device-side blocks, by address: device pointers kept in host
+// memory keep device blocks alive (virtual-memory handles are no addresses
+// and stay out of the scan).
+Block** scan_blocks(UInt* n) {
+    UInt n_host = 0, n_device = 0;
+    Block** host = blocks_snapshot(Table::host, &n_host);
+    Block** device = blocks_snapshot(Table::device, &n_device);
+    *n = n_host + n_device;
+    Block** all = host;
+    if (n_device) {
+        all = static_cast<Block**>(VG_(malloc)("mg.leak.blocks", *n * sizeof(Block*)));
+        for (UInt i = 0; i < n_host; ++i)
+            all[i] = host[i];
+        for (UInt i = 0; i < n_device; ++i)
+            all[n_host + i] = device[i];
+        if (host) VG_(free)(host);
+        VG_(free)(device);
+    }
+    if (*n) VG_(ssort)(all, *n, sizeof(Block*), by_address);
+    return all;
+}
+
+} // namespace
+
 const LeakScan* leak_scan() {
     UInt n = 0;
-    Block** blocks = blocks_snapshot(Table::host, &n);
-    if (n) VG_(ssort)(blocks, n, sizeof(Block*), by_address);
+    Block** blocks = scan_blocks(&n);
+    CudaObjects cuda;
 
     auto* view =
         static_cast<reach::Block*>(VG_(malloc)("mg.leak.view", (n + 1) * sizeof(reach::Block)));
     auto* marks =
         static_cast<reach::Mark*>(VG_(malloc)("mg.leak.marks", (n + 1) * sizeof(reach::Mark)));
     auto* stack = static_cast<u32*>(VG_(malloc)("mg.leak.stack", (n + 1) * sizeof(u32)));
-    for (UInt i = 0; i < n; ++i)
-        view[i] = reach::Block{blocks[i]->addr, blocks[i]->size};
+    for (UInt i = 0; i < n; ++i) {
+        const Block* b = blocks[i];
+        u8 flags = b->kind == AllocKind::device        ? reach::kOpaque
+                   : cuda.n && cuda.allocated(b->site) ? reach::kForeign
+                                                       : 0;
+        view[i] = reach::Block{b->addr, b->size, flags};
+    }
 
     Registers regs;
     regs.cap = VG_N_THREADS * 32;
@@ -227,7 +300,7 @@ const LeakScan* leak_scan() {
 
     ClientMemory mem;
     Scanner scanner(view, n, marks, stack, clo.heuristics, mem);
-    scan_roots(scanner, regs);
+    scan_roots(scanner, regs, cuda);
     scanner.finish();
 
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));

@@ -1,5 +1,6 @@
 // memgrow: registration with Valgrind's core, start-up and shutdown.
 #include "mg_blocks.hpp"
+#include "mg_device.hpp"
 #include "mg_errors.hpp"
 #include "mg_heap.hpp"
 #include "mg_leak.hpp"
@@ -96,6 +97,7 @@ void pre_clo_init() {
     errors_init();
     sites_init();
     blocks_init();
+    device_init();
     leak_init();
     // Let glibc and libstdc++ free their own allocations at exit, as under
     // memcheck, so the leak scan's counts compare with memcheck's.

@@ -94,6 +94,7 @@ Bool process_option(const HChar* arg) {
     } else if VG_STR_CLO (arg, "--leak-check-heuristics", str) {
         return parse_set(arg, str, "-,stdstring,length64,newarray,multipleinheritance,cpython",
                          &clo.heuristics);
+    } else if VG_BOOL_CLO (arg, "--cuda", clo.cuda) {
     } else if VG_STR_CLO (arg, "--errors-for", str) {
         return parse_set(arg, str, "-,plateau,growing,leaked", &clo.errors_for);
     } else if VG_STR_CLO (arg, "--python", str) {
@@ -137,7 +138,9 @@ void print_usage() {
      "                              leaked growing plateau, all or none [leaked]\n"
      "    --python=hybrid|only|no   CPython frames in stacks: in place of the\n"
      "                              interpreter's loop among native frames, Python\n"
-     "                              frames only, or none [hybrid]\n");
+     "                              frames only, or none [hybrid]\n"
+     "    --cuda=yes|no             record CUDA device, managed and pinned memory and\n"
+     "                              check the CUDA memory API's use [yes]\n");
 }
 
 void print_debug_usage() {

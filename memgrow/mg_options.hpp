@@ -29,6 +29,7 @@ struct Options {
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
     UInt errors_for = 0x8;  // bits of SiteClass: leaked
+    bool cuda = true;       // the CUDA wrappers report (docs/cuda.md)
     PythonFrames python = PythonFrames::hybrid;
     bool python_test_layout_mismatch = false;
 };

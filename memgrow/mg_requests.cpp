@@ -1,5 +1,5 @@
 #include "mg_requests.hpp"
-#include "mg_blocks.hpp"
+#include "mg_device.hpp"
 #include "mg_errors.hpp"
 #include "mg_suppressions.hpp"
 #include "mg_options.hpp"
@@ -25,36 +25,6 @@ bool read_client_string(Addr a, HChar* out, SizeT cap) {
     }
     out[n] = 0;
     return true;
-}
-
-Space space_from(UWord v, bool* ok) {
-    *ok = v == 1 || v == 2 || v == 3;
-    return static_cast<Space>(v);
-}
-
-void device_alloc(ThreadId tid, UWord* args) {
-    bool ok;
-    Space space = space_from(args[3], &ok);
-    if (!ok || args[1] == 0) return;
-    // A registration for an address already live replaces it (the driver
-    // reused it without our seeing the free).
-    if (Block* old = block_remove(Table::device, args[1])) {
-        timeline_free(old->site, old->size);
-        block_dispose(old);
-    }
-    Site* s = site_of_current_stack(tid, space, static_cast<UInt>(args[4]));
-    Block* b = block_new(Table::device, args[1], args[2], s, AllocKind::device);
-    b->api = static_cast<UChar>(args[5]);
-    b->birth = clock_end();
-    timeline_alloc(s, args[2]);
-}
-
-UWord device_free(UWord addr) {
-    Block* b = block_remove(Table::device, addr);
-    if (!b) return 0;
-    timeline_free(b->site, b->size);
-    block_dispose(b);
-    return 1;
 }
 
 } // namespace
@@ -188,11 +158,23 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
     case VG_USERREQ__MEMGROW_DEVICE_ALLOC:
         device_alloc(tid, args);
         break;
+    case VG_USERREQ__MEMGROW_DEVICE_MAP:
+        device_map(args);
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_UNMAP:
+        device_unmap(args);
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_ACCESS:
+        *ret = device_access(tid, args);
+        break;
+    case VG_USERREQ__MEMGROW_CUDA_TRACKING:
+        *ret = device_tracking(tid, args[1]);
+        break;
     case VG_USERREQ__MEMGROW_WARMUP_END:
         timeline_warmup_end();
         break;
     case VG_USERREQ__MEMGROW_DEVICE_FREE:
-        *ret = device_free(args[1]);
+        *ret = device_free(tid, args);
         break;
     default:
         return False;

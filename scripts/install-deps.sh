@@ -33,3 +33,10 @@ if [ ! -s "$schema" ] && command -v npm >/dev/null; then
     fi
     rm -rf "$tmp"
 fi
+
+# The CUDA tests (docs/cuda.md) build against a CUDA 13 toolkit, which Debian
+# does not package (NVIDIA's repository or the nvidia-*-cu13 wheels provide
+# it); configure looks in /usr/local/cuda unless given --with-cuda=DIR.
+if [ ! -f /usr/local/cuda/include/cuda.h ]; then
+    echo "memgrow: no CUDA toolkit in /usr/local/cuda: the CUDA tests will fail unless configure is given --with-cuda=DIR" >&2
+fi

@@ -287,3 +287,46 @@ BOOST_AUTO_TEST_CASE(find_handles_addresses_outside_every_block) {
     BOOST_TEST(s.find(0) == -1);
     BOOST_TEST(s.find(~usize(0)) == -1);
 }
+
+// CUDA device-side blocks (docs/cuda.md): found through pointers in host
+// memory, never read themselves.
+BOOST_AUTO_TEST_CASE(an_opaque_block_is_reached_but_never_read) {
+    Heap h;
+    usize device = h.alloc(64);
+    h.blocks.back().flags = kOpaque;
+    usize host = h.alloc(16);
+    h.set(device, host); // a device word that looks like a host pointer
+    Result r = scan(h, {device});
+    BOOST_TEST(reachable(r) == 64u);
+    BOOST_TEST(definite(r) == 16u);
+    // Nothing points at it: definitely lost.
+    r = scan(h, {});
+    BOOST_TEST(definite(r) == 80u);
+}
+
+BOOST_AUTO_TEST_CASE(an_interior_pointer_to_an_opaque_block_takes_no_heuristic) {
+    Heap h;
+    usize device = h.alloc(8 + 4 * kWord);
+    h.blocks.back().flags = kOpaque;
+    h.set(device, 4); // would pass the length64 heuristic
+    Result r = scan(h, {device + 8});
+    BOOST_TEST(possible(r) == 8u + 4 * kWord);
+}
+
+BOOST_AUTO_TEST_CASE(foreign_memory_keeps_host_blocks_but_not_opaque_ones_alive) {
+    Heap h;
+    usize bookkeeping = h.alloc(24);
+    h.blocks.back().flags = kForeign;
+    usize device = h.alloc(128);
+    h.blocks.back().flags = kOpaque;
+    usize host = h.alloc(32);
+    h.set(bookkeeping, device);
+    h.set(bookkeeping + kWord, host);
+    Result r = scan(h, {bookkeeping});
+    BOOST_TEST(reachable(r) == 56u);
+    BOOST_TEST(definite(r) == 128u);
+    // A lost foreign block does not take an opaque one into its clique.
+    r = scan(h, {});
+    BOOST_TEST(definite(r) == 24u + 128u);
+    BOOST_TEST(indirect(r) == 32u);
+}

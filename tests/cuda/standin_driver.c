@@ -1,0 +1,438 @@
+/* A stand-in for the CUDA driver, libcuda.so.1, for machines without a GPU.
+
+   Built against the real CUDA headers. Like the real driver it exports the
+   cu* entry points and cuGetProcAddress[_v2], and what cuGetProcAddress
+   hands out are internal (non-exported) functions, so that only an
+   interceptor of cuGetProcAddress itself sees the calls made through them.
+   "Device" memory is host pages mapped PROT_NONE: the host cannot read it,
+   as it cannot read a GPU's; the copy functions open them for the copy.
+   It checks what the real driver checks (CUDA_ERROR_INVALID_VALUE for an
+   unknown pointer or a copy past the end of an allocation), keeps its
+   bookkeeping in static storage (no malloc) and knows nothing of memgrow. */
+#define _GNU_SOURCE
+#include <cuda.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define MAX_RECORDS 4096
+#define PAGE 4096ul
+
+enum kind { FREE_SLOT, DEVICE, MANAGED, PINNED, RESERVED, PHYSICAL };
+
+/* An allocation, a VA reservation or a physical (VMM) allocation. */
+struct record {
+    enum kind kind;
+    unsigned long addr; /* the pointer, or the VMM handle */
+    size_t size;
+};
+static struct record records[MAX_RECORDS];
+static unsigned long next_handle = 0x1000;
+static CUcontext current;
+
+static struct record* find(unsigned long addr, enum kind kind) {
+    for (int i = 0; i < MAX_RECORDS; i++)
+        if (records[i].kind == kind && records[i].addr == addr) return &records[i];
+    return NULL;
+}
+
+/* The live allocation holding [addr, addr + n), or NULL. */
+static struct record* find_range(unsigned long addr, size_t n) {
+    for (int i = 0; i < MAX_RECORDS; i++) {
+        struct record* r = &records[i];
+        if ((r->kind == DEVICE || r->kind == MANAGED || r->kind == PINNED || r->kind == RESERVED) &&
+            addr >= r->addr && addr - r->addr < r->size)
+            return n <= r->size - (addr - r->addr) ? r : NULL;
+    }
+    return NULL;
+}
+
+static CUresult add(enum kind kind, unsigned long addr, size_t size) {
+    for (int i = 0; i < MAX_RECORDS; i++) {
+        if (records[i].kind == FREE_SLOT) {
+            records[i] = (struct record){kind, addr, size};
+            return CUDA_SUCCESS;
+        }
+    }
+    return CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static size_t round_up(size_t n) {
+    return (n + PAGE - 1) & ~(PAGE - 1);
+}
+
+static CUresult map_new(enum kind kind, size_t size, unsigned long* out) {
+    if (size == 0) return CUDA_ERROR_INVALID_VALUE;
+    int prot = kind == DEVICE || kind == RESERVED ? PROT_NONE : PROT_READ | PROT_WRITE;
+    void* p = mmap(NULL, round_up(size), prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+    CUresult r = add(kind, (unsigned long)p, size);
+    if (r != CUDA_SUCCESS) {
+        munmap(p, round_up(size));
+        return r;
+    }
+    *out = (unsigned long)p;
+    return CUDA_SUCCESS;
+}
+
+static CUresult unmap(unsigned long addr, enum kind kind) {
+    struct record* r = find(addr, kind);
+    if (!r || addr == 0) return CUDA_ERROR_INVALID_VALUE;
+    munmap((void*)addr, round_up(r->size));
+    r->kind = FREE_SLOT;
+    return CUDA_SUCCESS;
+}
+
+/* Opens the pages of [addr, addr + n) for the host while copying. */
+static void open_range(unsigned long addr, size_t n, int prot) {
+    unsigned long lo = addr & ~(PAGE - 1);
+    if (n) mprotect((void*)lo, round_up(addr + n - lo), prot);
+}
+
+static int is_device(const struct record* r) {
+    return r && (r->kind == DEVICE || r->kind == RESERVED);
+}
+
+static CUresult copy(unsigned long dst, unsigned long src, size_t n) {
+    struct record* d = find_range(dst, n);
+    struct record* s = find_range(src, n);
+    /* A pointer inside a known allocation must fit in it; any other is host
+       memory (unified addressing). */
+    int dst_known = d || find_range(dst, 1), src_known = s || find_range(src, 1);
+    if ((dst_known && !d) || (src_known && !s)) return CUDA_ERROR_INVALID_VALUE;
+    if (is_device(d)) open_range(dst, n, PROT_READ | PROT_WRITE);
+    if (is_device(s)) open_range(src, n, PROT_READ);
+    memmove((void*)dst, (const void*)src, n);
+    if (is_device(d)) open_range(dst, n, PROT_NONE);
+    if (is_device(s)) open_range(src, n, PROT_NONE);
+    return CUDA_SUCCESS;
+}
+
+static CUresult set8(unsigned long dst, unsigned char value, size_t n) {
+    struct record* d = find_range(dst, n);
+    if (!d) return CUDA_ERROR_INVALID_VALUE;
+    if (is_device(d)) open_range(dst, n, PROT_READ | PROT_WRITE);
+    memset((void*)dst, value, n);
+    if (is_device(d)) open_range(dst, n, PROT_NONE);
+    return CUDA_SUCCESS;
+}
+
+/* ---- the implementations cuGetProcAddress hands out ---- */
+
+static CUresult drv_init(unsigned int flags) {
+    return flags == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult drv_driver_get_version(int* v) {
+    *v = CUDA_VERSION;
+    return CUDA_SUCCESS;
+}
+static CUresult drv_device_get(CUdevice* dev, int ordinal) {
+    if (ordinal != 0) return CUDA_ERROR_INVALID_DEVICE;
+    *dev = 0;
+    return CUDA_SUCCESS;
+}
+static CUresult drv_device_get_count(int* n) {
+    *n = 1;
+    return CUDA_SUCCESS;
+}
+static CUresult drv_primary_ctx_retain(CUcontext* ctx, CUdevice dev) {
+    if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+    *ctx = (CUcontext)&current; /* any unique non-null value */
+    return CUDA_SUCCESS;
+}
+static CUresult drv_primary_ctx_release(CUdevice dev) {
+    return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+static CUresult drv_ctx_set_current(CUcontext ctx) {
+    current = ctx;
+    return CUDA_SUCCESS;
+}
+static CUresult drv_ctx_get_device(CUdevice* dev) {
+    if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+    *dev = 0;
+    return CUDA_SUCCESS;
+}
+static CUresult drv_ctx_synchronize(void) {
+    return CUDA_SUCCESS;
+}
+static CUresult drv_mem_alloc(CUdeviceptr* p, size_t n) {
+    return map_new(DEVICE, n, (unsigned long*)p);
+}
+static CUresult drv_mem_alloc_pitch(CUdeviceptr* p, size_t* pitch, size_t width, size_t height,
+                                    unsigned int elem) {
+    if (elem != 4 && elem != 8 && elem != 16) return CUDA_ERROR_INVALID_VALUE;
+    *pitch = (width + 511) & ~(size_t)511;
+    return map_new(DEVICE, *pitch * height, (unsigned long*)p);
+}
+static CUresult drv_mem_free(CUdeviceptr p) {
+    if (unmap(p, DEVICE) == CUDA_SUCCESS) return CUDA_SUCCESS;
+    return unmap(p, MANAGED);
+}
+static CUresult drv_mem_alloc_managed(CUdeviceptr* p, size_t n, unsigned int flags) {
+    (void)flags;
+    return map_new(MANAGED, n, (unsigned long*)p);
+}
+static CUresult drv_mem_host_alloc(void** p, size_t n, unsigned int flags) {
+    (void)flags;
+    return map_new(PINNED, n, (unsigned long*)p);
+}
+static CUresult drv_mem_alloc_host(void** p, size_t n) {
+    return map_new(PINNED, n, (unsigned long*)p);
+}
+static CUresult drv_mem_free_host(void* p) {
+    return unmap((unsigned long)p, PINNED);
+}
+/* Stream-ordered calls run at once: the stand-in has one in-order "stream". */
+static CUresult drv_mem_alloc_async(CUdeviceptr* p, size_t n, CUstream s) {
+    (void)s;
+    return map_new(DEVICE, n, (unsigned long*)p);
+}
+static CUresult drv_mem_alloc_from_pool_async(CUdeviceptr* p, size_t n, CUmemoryPool pool,
+                                              CUstream s) {
+    (void)pool, (void)s;
+    return map_new(DEVICE, n, (unsigned long*)p);
+}
+static CUresult drv_mem_free_async(CUdeviceptr p, CUstream s) {
+    (void)s;
+    return drv_mem_free(p);
+}
+/* The _ptsz forms (per-thread default stream) are distinct functions in the
+   real driver; here too. */
+static CUresult drv_mem_alloc_async_ptsz(CUdeviceptr* p, size_t n, CUstream s) {
+    return drv_mem_alloc_async(p, n, s);
+}
+static CUresult drv_mem_alloc_from_pool_async_ptsz(CUdeviceptr* p, size_t n, CUmemoryPool pool,
+                                                   CUstream s) {
+    return drv_mem_alloc_from_pool_async(p, n, pool, s);
+}
+static CUresult drv_mem_free_async_ptsz(CUdeviceptr p, CUstream s) {
+    return drv_mem_free_async(p, s);
+}
+static CUresult drv_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+    return copy(dst, src, n);
+}
+static CUresult drv_memcpy_htod(CUdeviceptr dst, const void* src, size_t n) {
+    return find_range(dst, n) ? copy(dst, (unsigned long)src, n) : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult drv_memcpy_dtoh(void* dst, CUdeviceptr src, size_t n) {
+    return find_range(src, n) ? copy((unsigned long)dst, src, n) : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult drv_memset_d8(CUdeviceptr dst, unsigned char v, size_t n) {
+    return set8(dst, v, n);
+}
+/* Virtual memory management: a reservation is a PROT_NONE range, a
+   physical allocation a handle, a mapping a record of the range. */
+static CUresult drv_mem_address_reserve(CUdeviceptr* p, size_t size, size_t align, CUdeviceptr addr,
+                                        unsigned long long flags) {
+    (void)align, (void)addr, (void)flags;
+    return map_new(RESERVED, size, (unsigned long*)p);
+}
+static CUresult drv_mem_address_free(CUdeviceptr p, size_t size) {
+    struct record* r = find(p, RESERVED);
+    if (!r || r->size != size) return CUDA_ERROR_INVALID_VALUE;
+    return unmap(p, RESERVED);
+}
+static CUresult drv_mem_create(CUmemGenericAllocationHandle* h, size_t size,
+                               const CUmemAllocationProp* prop, unsigned long long flags) {
+    if (flags != 0 || prop->location.id != 0 || size == 0 || size % PAGE)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = add(PHYSICAL, next_handle, size);
+    if (r == CUDA_SUCCESS) *h = next_handle++;
+    return r;
+}
+static CUresult drv_mem_release(CUmemGenericAllocationHandle h) {
+    struct record* r = find(h, PHYSICAL);
+    if (!r) return CUDA_ERROR_INVALID_VALUE;
+    r->kind = FREE_SLOT;
+    return CUDA_SUCCESS;
+}
+static CUresult drv_mem_map(CUdeviceptr p, size_t size, size_t offset,
+                            CUmemGenericAllocationHandle h, unsigned long long flags) {
+    struct record* phys = find(h, PHYSICAL);
+    if (!phys || offset + size > phys->size || flags != 0 || !find_range(p, size))
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+static CUresult drv_mem_unmap(CUdeviceptr p, size_t size) {
+    return find_range(p, size) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult drv_mem_set_access(CUdeviceptr p, size_t size, const CUmemAccessDesc* desc,
+                                   size_t count) {
+    (void)desc;
+    return find_range(p, size) && count > 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult drv_get_proc_address_v2(const char* symbol, void** pfn, int version,
+                                        cuuint64_t flags, CUdriverProcAddressQueryResult* status);
+static CUresult drv_get_proc_address(const char* symbol, void** pfn, int version,
+                                     cuuint64_t flags) {
+    return drv_get_proc_address_v2(symbol, pfn, version, flags, NULL);
+}
+
+/* The entry points by base name, with the CUDA version that introduced the
+   signature implemented here (as cuGetProcAddress is queried: "cuMemAlloc",
+   3020) and the per-thread-default-stream form, if it has one. */
+static const struct {
+    const char* name;
+    int version;
+    void* fn;
+    void* ptsz;
+} entries[] = {
+    {"cuInit", 2000, (void*)drv_init, NULL},
+    {"cuDriverGetVersion", 2020, (void*)drv_driver_get_version, NULL},
+    {"cuDeviceGet", 2000, (void*)drv_device_get, NULL},
+    {"cuDeviceGetCount", 2000, (void*)drv_device_get_count, NULL},
+    {"cuDevicePrimaryCtxRetain", 7000, (void*)drv_primary_ctx_retain, NULL},
+    {"cuDevicePrimaryCtxRelease", 11000, (void*)drv_primary_ctx_release, NULL},
+    {"cuCtxSetCurrent", 4000, (void*)drv_ctx_set_current, NULL},
+    {"cuCtxGetDevice", 2000, (void*)drv_ctx_get_device, NULL},
+    {"cuCtxSynchronize", 2000, (void*)drv_ctx_synchronize, NULL},
+    {"cuMemAlloc", 3020, (void*)drv_mem_alloc, NULL},
+    {"cuMemAllocPitch", 3020, (void*)drv_mem_alloc_pitch, NULL},
+    {"cuMemFree", 3020, (void*)drv_mem_free, NULL},
+    {"cuMemAllocManaged", 6000, (void*)drv_mem_alloc_managed, NULL},
+    {"cuMemHostAlloc", 2020, (void*)drv_mem_host_alloc, NULL},
+    {"cuMemAllocHost", 3020, (void*)drv_mem_alloc_host, NULL},
+    {"cuMemFreeHost", 2000, (void*)drv_mem_free_host, NULL},
+    {"cuMemAllocAsync", 11020, (void*)drv_mem_alloc_async, (void*)drv_mem_alloc_async_ptsz},
+    {"cuMemAllocFromPoolAsync", 11020, (void*)drv_mem_alloc_from_pool_async,
+     (void*)drv_mem_alloc_from_pool_async_ptsz},
+    {"cuMemFreeAsync", 11020, (void*)drv_mem_free_async, (void*)drv_mem_free_async_ptsz},
+    {"cuMemcpy", 4000, (void*)drv_memcpy, NULL},
+    {"cuMemcpyHtoD", 3020, (void*)drv_memcpy_htod, NULL},
+    {"cuMemcpyDtoH", 3020, (void*)drv_memcpy_dtoh, NULL},
+    {"cuMemsetD8", 3020, (void*)drv_memset_d8, NULL},
+    {"cuMemAddressReserve", 10020, (void*)drv_mem_address_reserve, NULL},
+    {"cuMemAddressFree", 10020, (void*)drv_mem_address_free, NULL},
+    {"cuMemCreate", 10020, (void*)drv_mem_create, NULL},
+    {"cuMemRelease", 10020, (void*)drv_mem_release, NULL},
+    {"cuMemMap", 10020, (void*)drv_mem_map, NULL},
+    {"cuMemUnmap", 10020, (void*)drv_mem_unmap, NULL},
+    {"cuMemSetAccess", 10020, (void*)drv_mem_set_access, NULL},
+    {"cuGetProcAddress", 12000, (void*)drv_get_proc_address_v2, NULL},
+};
+
+static CUresult drv_get_proc_address_v2(const char* symbol, void** pfn, int version,
+                                        cuuint64_t flags, CUdriverProcAddressQueryResult* status) {
+    *pfn = NULL;
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++) {
+        if (strcmp(entries[i].name, symbol) != 0) continue;
+        /* "cuGetProcAddress" before 12000 is the 4-argument form. */
+        if (strcmp(symbol, "cuGetProcAddress") == 0 && version >= 11030 && version < 12000)
+            *pfn = (void*)drv_get_proc_address;
+        else if (version < entries[i].version) {
+            if (status) *status = CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT;
+            return CUDA_ERROR_NOT_FOUND;
+        } else
+            *pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && entries[i].ptsz
+                       ? entries[i].ptsz
+                       : entries[i].fn;
+        if (status) *status = CU_GET_PROC_ADDRESS_SUCCESS;
+        return CUDA_SUCCESS;
+    }
+    if (status) *status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+/* ---- the exported symbols, for programs linked with -lcuda ---- */
+
+CUresult cuInit(unsigned int flags) {
+    return drv_init(flags);
+}
+CUresult cuDriverGetVersion(int* v) {
+    return drv_driver_get_version(v);
+}
+CUresult cuDeviceGet(CUdevice* dev, int ordinal) {
+    return drv_device_get(dev, ordinal);
+}
+CUresult cuDeviceGetCount(int* n) {
+    return drv_device_get_count(n);
+}
+CUresult cuDevicePrimaryCtxRetain(CUcontext* ctx, CUdevice dev) {
+    return drv_primary_ctx_retain(ctx, dev);
+}
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev) {
+    return drv_primary_ctx_release(dev);
+}
+CUresult cuCtxSetCurrent(CUcontext ctx) {
+    return drv_ctx_set_current(ctx);
+}
+CUresult cuCtxGetDevice(CUdevice* dev) {
+    return drv_ctx_get_device(dev);
+}
+CUresult cuCtxSynchronize(void) {
+    return drv_ctx_synchronize();
+}
+CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t n) {
+    return drv_mem_alloc(p, n);
+}
+CUresult cuMemAllocPitch_v2(CUdeviceptr* p, size_t* pitch, size_t w, size_t h, unsigned int e) {
+    return drv_mem_alloc_pitch(p, pitch, w, h, e);
+}
+CUresult cuMemFree_v2(CUdeviceptr p) {
+    return drv_mem_free(p);
+}
+CUresult cuMemAllocManaged(CUdeviceptr* p, size_t n, unsigned int flags) {
+    return drv_mem_alloc_managed(p, n, flags);
+}
+CUresult cuMemHostAlloc(void** p, size_t n, unsigned int flags) {
+    return drv_mem_host_alloc(p, n, flags);
+}
+CUresult cuMemAllocHost_v2(void** p, size_t n) {
+    return drv_mem_alloc_host(p, n);
+}
+CUresult cuMemFreeHost(void* p) {
+    return drv_mem_free_host(p);
+}
+CUresult cuMemAllocAsync(CUdeviceptr* p, size_t n, CUstream s) {
+    return drv_mem_alloc_async(p, n, s);
+}
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr* p, size_t n, CUmemoryPool pool, CUstream s) {
+    return drv_mem_alloc_from_pool_async(p, n, pool, s);
+}
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream s) {
+    return drv_mem_free_async(p, s);
+}
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+    return drv_memcpy(dst, src, n);
+}
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
+    return drv_memcpy_htod(dst, src, n);
+}
+CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
+    return drv_memcpy_dtoh(dst, src, n);
+}
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n) {
+    return drv_memset_d8(dst, v, n);
+}
+CUresult cuMemAddressReserve(CUdeviceptr* p, size_t size, size_t align, CUdeviceptr addr,
+                             unsigned long long flags) {
+    return drv_mem_address_reserve(p, size, align, addr, flags);
+}
+CUresult cuMemAddressFree(CUdeviceptr p, size_t size) {
+    return drv_mem_address_free(p, size);
+}
+CUresult cuMemCreate(CUmemGenericAllocationHandle* h, size_t size, const CUmemAllocationProp* prop,
+                     unsigned long long flags) {
+    return drv_mem_create(h, size, prop, flags);
+}
+CUresult cuMemRelease(CUmemGenericAllocationHandle h) {
+    return drv_mem_release(h);
+}
+CUresult cuMemMap(CUdeviceptr p, size_t size, size_t offset, CUmemGenericAllocationHandle h,
+                  unsigned long long flags) {
+    return drv_mem_map(p, size, offset, h, flags);
+}
+CUresult cuMemUnmap(CUdeviceptr p, size_t size) {
+    return drv_mem_unmap(p, size);
+}
+CUresult cuMemSetAccess(CUdeviceptr p, size_t size, const CUmemAccessDesc* desc, size_t count) {
+    return drv_mem_set_access(p, size, desc, count);
+}
+#undef cuGetProcAddress
+CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags);
+CUresult cuGetProcAddress(const char* symbol, void** pfn, int version, cuuint64_t flags) {
+    return drv_get_proc_address(symbol, pfn, version, flags);
+}
+CUresult cuGetProcAddress_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult* status) {
+    return drv_get_proc_address_v2(symbol, pfn, version, flags, status);
+}
