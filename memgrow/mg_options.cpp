@@ -96,6 +96,7 @@ Bool process_option(const HChar* arg) {
                          &clo.heuristics);
     } else if VG_STR_CLO (arg, "--errors-for", str) {
         return parse_set(arg, str, "-,plateau,growing,leaked", &clo.errors_for);
+    } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
     } else {
         return False;
     }
@@ -124,7 +125,9 @@ void print_usage() {
      "                              pointers to a block's start: stdstring length64\n"
      "                              newarray multipleinheritance cpython, all or none [all]\n"
      "    --errors-for=class1,...   site classes counted as errors (--error-exitcode):\n"
-     "                              leaked growing plateau, all or none [leaked]\n");
+     "                              leaked growing plateau, all or none [leaked]\n"
+     "    --python-malloc=no|yes    set PYTHONMALLOC=malloc for the client unless set,\n"
+     "                              so each Python object is a block of its own [yes]\n");
 }
 
 void print_debug_usage() {

@@ -28,6 +28,8 @@ struct Options {
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
     UInt errors_for = 0x8;  // bits of SiteClass: leaked
+    // --python-malloc: the preload sets PYTHONMALLOC=malloc unless set
+    bool python_malloc = true;
 };
 
 extern Options clo;
