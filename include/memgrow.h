@@ -54,7 +54,13 @@ typedef enum {
        wrapper active on it). The count lives in the tool so that the
        preload needs no thread-local storage (which would change the
        client's own TLS allocations). */
-    VG_USERREQ__MEMGROW_CUDA_TRACKING
+    VG_USERREQ__MEMGROW_CUDA_TRACKING,
+    /* memgrow-internal (its preload and its Python module; programs use
+       MEMGROW_RUNNING()): what the tool tells the client. arg1: a buffer or
+       NULL, arg2: its size. Returns MemgrowClientConfig bits, 0 when not
+       under memgrow; with MEMGROW_CONFIG_PYTHON_PATH the buffer holds the
+       directory of memgrow's Python package. */
+    VG_USERREQ__MEMGROW_CLIENT_CONFIG
 } MemgrowClientRequest;
 
 /* Memory spaces of a site (the JSON report's "space"). */
@@ -69,6 +75,13 @@ typedef enum {
     MEMGROW_TEARDOWN_EXIT = 1,       /* exit() */
     MEMGROW_TEARDOWN_PY_FINALIZE = 2 /* Py_FinalizeEx() */
 } MemgrowTeardownReason;
+
+/* The answer to VG_USERREQ__MEMGROW_CLIENT_CONFIG. */
+typedef enum {
+    MEMGROW_CONFIG_RUNNING = 1,       /* always set by memgrow */
+    MEMGROW_CONFIG_PYTHON_MALLOC = 2, /* --python-malloc=yes: set PYTHONMALLOC=malloc */
+    MEMGROW_CONFIG_PYTHON_PATH = 4    /* the buffer holds the Python package's directory */
+} MemgrowClientConfig;
 
 /* The API family of a device allocation or free, so that freeing with the
    wrong family can be reported. 0 means unspecified. */
@@ -113,6 +126,18 @@ typedef enum { MEMGROW_ACCESS_READ = 1, MEMGROW_ACCESS_WRITE = 2 } MemgrowAccess
     __extension__({                                                                                \
         unsigned long _mg_res = (unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(                    \
             0, VG_USERREQ__MEMGROW_LEAK_CHECK, 0, 0, 0, 0, 0);                                     \
+        _mg_res;                                                                                   \
+    })
+
+/* memgrow-internal: VG_USERREQ__MEMGROW_CLIENT_CONFIG's answer. */
+#define MEMGROW_CLIENT_CONFIG(buf, size)                                                           \
+    ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_CLIENT_CONFIG, (buf),   \
+                                                    (size), 0, 0, 0))
+
+/* 1 when running under memgrow, else 0. */
+#define MEMGROW_RUNNING()                                                                          \
+    __extension__({                                                                                \
+        int _mg_res = (MEMGROW_CLIENT_CONFIG(0, 0) & MEMGROW_CONFIG_RUNNING) != 0;                 \
         _mg_res;                                                                                   \
     })
 

@@ -107,6 +107,7 @@ Bool process_option(const HChar* arg) {
         else
             VG_(fmsg_bad_option)(arg, "expected hybrid, only or no\n");
     } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
+    } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
     } else {
         return False;
     }
@@ -140,7 +141,9 @@ void print_usage() {
      "                              interpreter's loop among native frames, Python\n"
      "                              frames only, or none [hybrid]\n"
      "    --cuda=yes|no             record CUDA device, managed and pinned memory and\n"
-     "                              check the CUDA memory API's use [yes]\n");
+     "                              check the CUDA memory API's use [yes]\n"
+     "    --python-malloc=no|yes    set PYTHONMALLOC=malloc for the client unless set,\n"
+     "                              so each Python object is a block of its own [yes]\n");
 }
 
 void print_debug_usage() {

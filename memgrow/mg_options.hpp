@@ -32,6 +32,8 @@ struct Options {
     bool cuda = true;       // the CUDA wrappers report (docs/cuda.md)
     PythonFrames python = PythonFrames::hybrid;
     bool python_test_layout_mismatch = false;
+    // --python-malloc: the preload sets PYTHONMALLOC=malloc unless set
+    bool python_malloc = true;
 };
 
 extern Options clo;

@@ -27,6 +27,21 @@ bool read_client_string(Addr a, HChar* out, SizeT cap) {
     return true;
 }
 
+// What the preload and the Python module learn from the tool: the
+// PYTHONMALLOC choice, and the directory of memgrow's Python package (beside
+// the tool, where VG_(libdir) also finds it in the build tree's .in_place).
+UWord client_config(Addr buf, SizeT size) {
+    UWord config = MEMGROW_CONFIG_RUNNING;
+    if (clo.python_malloc) config |= MEMGROW_CONFIG_PYTHON_MALLOC;
+    static const HChar kPythonDir[] = "/memgrow-python";
+    SizeT len = VG_(strlen)(VG_(libdir)) + sizeof kPythonDir;
+    if (buf && len <= size && VG_(am_is_valid_for_client)(buf, len, VKI_PROT_WRITE)) {
+        VG_(sprintf)(reinterpret_cast<HChar*>(buf), "%s%s", VG_(libdir), kPythonDir);
+        config |= MEMGROW_CONFIG_PYTHON_PATH;
+    }
+    return config;
+}
+
 } // namespace
 
 bool report_now(const HChar* pattern, bool summary, bool at_exit) {
@@ -175,6 +190,9 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         break;
     case VG_USERREQ__MEMGROW_DEVICE_FREE:
         *ret = device_free(tid, args);
+        break;
+    case VG_USERREQ__MEMGROW_CLIENT_CONFIG:
+        *ret = client_config(args[1], args[2]);
         break;
     default:
         return False;

@@ -62,3 +62,59 @@ MEMGROW_WRAP_PY_RUN(libpython3Za, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING
                     MEMGROW_PY_RUN_STRING_CALL)
 MEMGROW_WRAP_PY_RUN(NONE, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING_PARAMS,
                     MEMGROW_PY_RUN_STRING_CALL)
+
+/* The Python settings, made before any interpreter reads its environment:
+   each object a malloc block of its own (PYTHONMALLOC=malloc, unless the
+   user chose an allocator or --python-malloc=no), and memgrow's Python
+   package importable (its directory last on PYTHONPATH). Children inherit
+   both. This needs libc's environ, which is set before this constructor
+   runs only because the preload is not linked with -z initfirst. The libc
+   functions are weak: the preload links no libc (every dynamically linked
+   client has one). putenv with static strings: the only block this leaves
+   in every client's heap is libc's copy of the environ array. */
+extern char* getenv(const char* name) __attribute__((weak));
+extern int putenv(char* string) __attribute__((weak));
+
+static char python_malloc[] = "PYTHONMALLOC=malloc";
+static char python_path[16384] = "PYTHONPATH=";
+
+/* Whether dir is one of the entries of the colon-separated path. */
+static int path_has(const char* path, const char* dir) {
+    while (*path) {
+        const char* d = dir;
+        while (*d && *path == *d) {
+            ++path;
+            ++d;
+        }
+        if (*d == 0 && (*path == ':' || *path == 0)) return 1;
+        while (*path && *path != ':')
+            ++path;
+        if (*path == ':') ++path;
+    }
+    return 0;
+}
+
+static void add_python_path(const char* dir) {
+    const char* old = getenv("PYTHONPATH");
+    if (old && path_has(old, dir)) return; /* a traced child of a traced process */
+    unsigned long n = sizeof "PYTHONPATH=" - 1, end = sizeof python_path - 1;
+    if (old && *old) {
+        while (*old && n < end)
+            python_path[n++] = *old++;
+        if (n < end) python_path[n++] = ':';
+    }
+    while (*dir && n < end)
+        python_path[n++] = *dir++;
+    if ((old && *old) || *dir) return; /* too long: leave the user's value alone */
+    python_path[n] = 0;
+    putenv(python_path);
+}
+
+__attribute__((constructor)) static void memgrow_python_environment(void) {
+    char dir[4096];
+    unsigned long config;
+    if (!getenv || !putenv) return;
+    config = MEMGROW_CLIENT_CONFIG(dir, sizeof dir);
+    if ((config & MEMGROW_CONFIG_PYTHON_MALLOC) && !getenv("PYTHONMALLOC")) putenv(python_malloc);
+    if (config & MEMGROW_CONFIG_PYTHON_PATH) add_python_path(dir);
+}

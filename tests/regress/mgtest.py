@@ -34,12 +34,14 @@ class Run:
 
 
 def run(argv, options=(), env=None, timeout=300, json_name="report.%p.json"):
-    """Runs argv under memgrow in a fresh directory; returns a Run."""
+    """Runs argv under memgrow in a fresh directory; returns a Run. An env
+    value of None removes that variable."""
     with tempfile.TemporaryDirectory(prefix="memgrow-test-") as tmp:
         cmd = [VALGRIND, "--tool=memgrow", f"--json-file={os.path.join(tmp, json_name)}",
                *options, *argv]
         full_env = dict(os.environ)
         full_env.update(env or {})
+        full_env = {k: v for k, v in full_env.items() if v is not None}
         p = subprocess.run(cmd, cwd=tmp, env=full_env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=timeout, text=True,
                            errors="replace")

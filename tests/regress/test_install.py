@@ -1,5 +1,5 @@
-"""`make install` puts the tool and its preload where the launcher looks,
-and the client-request header where compilers look."""
+"""`make install` puts the tool, its preload and its Python package where
+the launcher looks, and the client-request header where compilers look."""
 import os
 import subprocess
 import sys
@@ -22,6 +22,16 @@ class Install(TestCase):
                 path = dest + os.path.join(tooldir, name)
                 self.assertTrue(os.access(path, os.X_OK), path)
             self.assertTrue(os.path.isfile(dest + os.path.join(includedir, "memgrow.h")))
+            # The Python package beside the tool, where the preload puts it on
+            # PYTHONPATH; natively it loads and does nothing.
+            package = dest + os.path.join(tooldir, "memgrow-python")
+            self.assertTrue(os.path.isfile(os.path.join(package, "memgrow", "__init__.py")))
+            show = "import memgrow; print(memgrow.running(), memgrow.__file__)"
+            p = subprocess.run([sys.executable, "-c", show], env=dict(os.environ, PYTHONPATH=package),
+                               stdout=subprocess.PIPE, text=True, check=True)
+            self.assertEqual(p.stdout, f"False {package}/memgrow/__init__.py\n")
+            self.assertTrue(os.access(os.path.join(package, "memgrow", "libmemgrow-client.so"),
+                                      os.X_OK))
         # configure found the launcher's own tool directory (the default
         # install target, unless --with-valgrind-tooldir says otherwise).
         launcher = subprocess.run(["valgrind", "-d", "--tool=none", "--help"],

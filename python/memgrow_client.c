@@ -1,0 +1,20 @@
+/* The client requests of memgrow's Python module (python/memgrow), as plain
+   functions for ctypes: Python cannot issue a request itself. Each is a
+   no-op returning 0 when not running under memgrow. */
+#include "memgrow.h"
+
+int memgrow_running(void) {
+    return MEMGROW_RUNNING();
+}
+
+void memgrow_mark(const char* label) {
+    MEMGROW_MARK(label);
+}
+
+unsigned long memgrow_leak_check(void) {
+    return MEMGROW_LEAK_CHECK();
+}
+
+int memgrow_report(const char* file) {
+    return MEMGROW_REPORT(file);
+}

@@ -1,0 +1,55 @@
+"""PYTHONMALLOC=malloc is set for the client unless the user set it or
+--python-malloc=no: each Python object is then a block of its own."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import SRC, TestCase, run  # noqa: E402
+
+SCRIPT = os.path.join(SRC, "tests", "regress", "py_allocator.py")
+# The interpreter itself, not a launcher script in front of it.
+INTERPRETERS = {"running": sys.executable}
+if os.path.exists("/usr/bin/python3"):
+    INTERPRETERS["debian"] = os.path.realpath("/usr/bin/python3")
+# Block counts do not depend on the stack depth; shallow stacks keep the
+# reports small.
+OPTIONS = ["--depth=4"]
+
+
+def allocator_run(exe, options=(), pythonmalloc=None):
+    """The allocator the client used, what its environment said, and the
+    blocks it allocated."""
+    r = run([exe, SCRIPT], options=[*OPTIONS, *options], env={"PYTHONMALLOC": pythonmalloc})
+    assert r.rc == 0, r.log
+    said = dict(line.split(" ", 1) for line in r.log.splitlines()
+                if line.startswith(("allocator ", "environment ")))
+    blocks = sum(s["allocated_blocks"] for s in r.report["sites"])
+    return said["allocator"], said["environment"], blocks
+
+
+class PythonMalloc(TestCase):
+    def test_malloc_by_default_pymalloc_with_no(self):
+        for name, exe in INTERPRETERS.items():
+            with self.subTest(interpreter=name):
+                allocator, environment, blocks = allocator_run(exe)
+                self.assertEqual(allocator, "malloc")
+                self.assertEqual(environment, "malloc")  # what children inherit
+                kept, kept_env, pymalloc_blocks = allocator_run(exe, ["--python-malloc=no"])
+                self.assertEqual(kept, "pymalloc")
+                self.assertEqual(kept_env, "None")
+                # The 20,000 strings alone are 20,000 blocks; pymalloc's
+                # arenas hold them in a few.
+                self.assertGreater(blocks, 20000 + pymalloc_blocks)
+                self.assertGreater(blocks, 5 * pymalloc_blocks)
+
+    def test_the_users_setting_is_kept(self):
+        for name, exe in INTERPRETERS.items():
+            with self.subTest(interpreter=name):
+                allocator, environment, _ = allocator_run(exe, pythonmalloc="pymalloc_debug")
+                self.assertEqual(allocator, "pymalloc_debug")
+                self.assertEqual(environment, "pymalloc_debug")
+
+
+if __name__ == "__main__":
+    unittest.main()
