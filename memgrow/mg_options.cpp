@@ -65,6 +65,8 @@ Bool process_option(const HChar* arg) {
     const HChar* str;
     if VG_STR_CLO (arg, "--json-file", clo.json_file) {
         if (clo.json_file[0] == 0) VG_(fmsg_bad_option)(arg, "the file name is empty\n");
+    } else if VG_BINT_CLO (arg, "--json-stable-min-bytes", clo.json_stable_min_bytes, 0,
+                           1ull << 50) {
     } else if VG_STR_CLO (arg, "--time-unit", str) {
         if VG_STREQ (str, "B")
             clo.time_unit = TimeUnit::bytes;
@@ -118,6 +120,8 @@ void print_usage() {
     VG_(printf)
     ("    --json-file=<file>        JSON report [memgrow.out.%%p.json]; %%p is the pid,\n"
      "                              %%q{VAR} an environment variable\n"
+     "    --json-stable-min-bytes=<n>  stable sites whose peak stayed under n bytes are\n"
+     "                              counted in the report, not listed [0: list all]\n"
      "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
      "                              guest instructions, or milliseconds [B]\n"
      "    --depth=<n>               frames (native and Python) per allocation stack [32]\n"

@@ -27,9 +27,10 @@ struct Options {
     ULong quarantine_bytes = 4ull << 20; // freed bytes held back to catch double frees
     LeakCheck leak_check = LeakCheck::full;
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
-    UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
-    UInt errors_for = 0x8;  // bits of SiteClass: leaked
-    bool cuda = true;       // the CUDA wrappers report (docs/cuda.md)
+    UInt heuristics = 0x3e;          // every reach::Heuristic (checked in mg_options.cpp)
+    UInt errors_for = 0x8;           // bits of SiteClass: leaked
+    bool cuda = true;                // the CUDA wrappers report (docs/cuda.md)
+    ULong json_stable_min_bytes = 0; // stable sites under this peak are counted, not listed
     PythonFrames python = PythonFrames::hybrid;
     bool python_test_layout_mismatch = false;
     // --python-malloc: the preload sets PYTHONMALLOC=malloc unless set

@@ -194,9 +194,8 @@ void examine(const DebugInfo* di) {
     runtime = f.runtime + static_cast<Addr>(VG_(DebugInfo_get_text_bias)(di));
     interpreter_path = VG_(strdup)("mg.python.path", path);
     state = State::active;
-    if (VG_(clo_verbosity) > 1)
-        VG_(umsg)
-        ("memgrow: CPython 3.%u in %s, _PyRuntime at %#lx\n", layout->minor, path, runtime);
+    if (VG_(clo_verbosity) > 1) VG_(umsg)
+    ("memgrow: CPython 3.%u in %s, _PyRuntime at %#lx\n", layout->minor, path, runtime);
     // Cached allocation stacks carry sites made without Python frames.
     stack_cache_clear(StackPurpose::allocation);
 }
@@ -456,6 +455,7 @@ bool pymalloc_warned;
 // sees the arenas: say so once the interpreter runs.
 void check_allocator() {
     pymalloc_warned = true;
+    if (!clo.python_malloc) return; // the user chose pymalloc (--python-malloc=no)
     Int allocator;
     if (!read_client(runtime + layout->runtime_preconfig_allocator, &allocator)) return;
     // PYMEM_ALLOCATOR_MALLOC = 3, PYMEM_ALLOCATOR_MALLOC_DEBUG = 4.

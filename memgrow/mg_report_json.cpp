@@ -296,11 +296,29 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.end_object();
     write_buckets(w, a);
     if (a.leaks) write_leak_check(w, a);
+    // --json-stable-min-bytes: small stable sites are counted, not listed
+    // (a program like PyTorch has a million distinct allocation stacks).
+    ULong omitted = 0, omitted_peak = 0, omitted_live = 0;
     w.key("sites");
     w.begin_array();
-    for (UInt id = 0; id < a.n_sites; ++id)
-        write_site(w, site_at(id), a);
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        const Site* s = site_at(id);
+        if (s->peak_bytes < clo.json_stable_min_bytes && a.growth[id].cls == SiteClass::stable) {
+            ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
+            continue;
+        }
+        write_site(w, s, a);
+    }
     w.end_array();
+    if (clo.json_stable_min_bytes) {
+        w.key("omitted_sites");
+        w.begin_object();
+        w.member_u("min_bytes", clo.json_stable_min_bytes);
+        w.member_u("sites", omitted);
+        w.member_u("peak_bytes", omitted_peak);
+        w.member_u("at_exit_bytes", omitted_live);
+        w.end_object();
+    }
     write_errors(w);
     w.end_object();
 }

@@ -179,6 +179,17 @@ class Options(TestCase):
         self.assertNotEqual(bad.rc, 0)
         self.assertIn("--python", bad.log)
 
+    def test_pymalloc_left_active_is_warned_about_once(self):
+        exe = INTERPRETERS["running"]
+        # -E ignores PYTHONMALLOC: pymalloc stays.
+        r = run([exe, "-E", "-c", "x = [str(i) for i in range(1000)]"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertEqual(r.log.count("CPython uses pymalloc"), 1, r.log)
+        for options, env in (([], {}), (["--python-malloc=no"], {})):
+            r = run([exe, "-c", "x = [str(i) for i in range(1000)]"], options=options, env=env)
+            self.assertEqual(r.rc, 0, r.log)
+            self.assertNotIn("CPython uses pymalloc", r.log)
+
     def test_layout_mismatch_warns_once_and_falls_back_to_native_frames(self):
         for name, exe in INTERPRETERS.items():
             with self.subTest(interpreter=name):
