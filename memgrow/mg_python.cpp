@@ -310,6 +310,7 @@ struct Code {
     Addr filename, qualname, linetable; // the fingerprint
     Int first_line;
     UInt n_units, n_runs;
+    bool hidden; // the import system's own frames, left out as tracebacks do
     Function* function;
     pyline::Run* runs;
 };
@@ -364,6 +365,7 @@ Code* decode_code(Addr addr, const CodeFields& c) {
     code->first_line = c.first_line;
     code->n_units = static_cast<UInt>(c.n_units);
     code->function = intern_function(file, name, c.first_line);
+    code->hidden = VG_(strncmp)(file, "<frozen importlib._bootstrap", 28) == 0;
     code->runs =
         n_runs
             ? static_cast<pyline::Run*>(VG_(malloc)("mg.python.code", n_runs * sizeof(pyline::Run)))
@@ -548,7 +550,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         // Incomplete frames (still setting up) are not the program's lines.
         bool incomplete = f.owner != layout->owned_by_generator &&
                           f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
-        if (!incomplete) {
+        if (!incomplete && !code->hidden) {
             Int line = code->first_line;
             if (f.prev_instr >= units && f.prev_instr < units + 2ull * code->n_units) {
                 Int l = pyline::line_of(code->runs, code->n_runs,
