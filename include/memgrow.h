@@ -33,8 +33,9 @@ typedef enum {
        of the freeing call. Returns 1 if the block was known. */
     VG_USERREQ__MEMGROW_DEVICE_FREE,
     /* Start-up is over: the warm-up that classification ignores ends now
-       (unless --warmup was given). The first request wins. memgrow's preload
-       sends it when CPython starts running the main script or -c command. */
+       (unless --warmup was given). The first request wins. arg1: a
+       MemgrowWarmupReason. memgrow's preload sends it when CPython starts
+       running the main script or -c command. */
     VG_USERREQ__MEMGROW_WARMUP_END,
     /* Virtual memory: [arg1, arg1 + arg2) is now backed by the physical
        allocation whose handle (arg3) a MEMGROW_DEVICE_ALLOC with
@@ -75,6 +76,14 @@ typedef enum {
     MEMGROW_TEARDOWN_EXIT = 1,       /* exit() */
     MEMGROW_TEARDOWN_PY_FINALIZE = 2 /* Py_FinalizeEx() */
 } MemgrowTeardownReason;
+
+/* arg1 of VG_USERREQ__MEMGROW_WARMUP_END (MEMGROW_WARMUP_END() sends 0). */
+typedef enum {
+    MEMGROW_WARMUP_PROGRAM = 0,    /* the program says so: now */
+    MEMGROW_WARMUP_PYTHON_MAIN = 1 /* memgrow-internal: CPython starts the main script or -c
+                                      command; warm-up ends once it runs code outside an
+                                      import */
+} MemgrowWarmupReason;
 
 /* The answer to VG_USERREQ__MEMGROW_CLIENT_CONFIG. */
 typedef enum {

@@ -1,6 +1,7 @@
 #include "mg_leak.hpp"
 #include "mg_blocks.hpp"
 #include "mg_client_memory.hpp"
+#include "mg_python.hpp"
 
 namespace mg {
 
@@ -301,6 +302,13 @@ const LeakScan* leak_scan() {
     ClientMemory mem;
     Scanner scanner(view, n, marks, stack, clo.heuristics, mem);
     scan_roots(scanner, regs, cuda);
+    // CPython 3.12 leaves its immortal objects (interned strings above all)
+    // allocated at exit by design: they are roots, not leaks.
+    if (clo.heuristics & reach::heuristic_bit(reach::kCPython))
+        for (UInt i = 0; i < n; ++i)
+            if (blocks[i]->kind != AllocKind::device &&
+                python_immortal_object(blocks[i]->addr, blocks[i]->size))
+                scanner.root_word(blocks[i]->addr);
     scanner.finish();
 
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));

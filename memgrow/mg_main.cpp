@@ -50,6 +50,7 @@ IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout*, const VexG
 void fini(Int /*exitcode*/) {
     // A process that dies of a signal or calls _exit never reaches exit():
     // its teardown is now.
+    python_settle_warmup();
     timeline_teardown(0);
     report_now(clo.json_file, true, true);
     if (VG_(clo_verbosity) > 1) {

@@ -3,6 +3,7 @@
 #include "mg_options.hpp"
 #include "mg_python_layout.hpp"
 #include "mg_stacks.hpp"
+#include "mg_timeline.hpp"
 #include "../core/py_linetable.hpp"
 
 #include <libvex_guest_amd64.h>
@@ -29,6 +30,9 @@ UInt n_objects;
 constexpr UInt kMaxExamined = 64;
 const DebugInfo* examined[kMaxExamined];
 UInt n_examined;
+
+bool warmup_pending; // the main script started; its imports are start-up
+constexpr UChar kImportName = 108, kImportFrom = 109; // opcodes, 3.11 and 3.12
 
 struct Stats {
     ULong walks, frames, decodes, forgotten, bad_reads;
@@ -523,7 +527,8 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         if (out->n_segments < PythonStack::kMaxSegments)
             out->segment_end[out->n_segments++] = out->n_tokens;
     };
-    bool open = false; // tokens since the last segment end
+    bool open = false;      // tokens since the last segment end
+    bool importing = false; // the import system is on the stack
     // Bounded: a cycle in garbage memory must not loop forever.
     for (UInt visited = 0; frame && visited < 4 * PythonStack::kMaxTokens; ++visited) {
         RawFrame f;
@@ -550,6 +555,10 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         // Incomplete frames (still setting up) are not the program's lines.
         bool incomplete = f.owner != layout->owned_by_generator &&
                           f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
+        // An import statement allocates before importlib's frames appear.
+        UChar opcode;
+        importing |= code->hidden || (!incomplete && read_client(f.prev_instr, &opcode) &&
+                                      (opcode == kImportName || opcode == kImportFrom));
         if (!incomplete && !code->hidden) {
             Int line = code->first_line;
             if (f.prev_instr >= units && f.prev_instr < units + 2ull * code->n_units) {
@@ -569,6 +578,10 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     }
     if (open) end_segment();
     if (!pymalloc_warned && out->n_tokens) check_allocator();
+    if (warmup_pending && out->n_tokens && !importing) {
+        warmup_pending = false;
+        timeline_warmup_end();
+    }
 }
 
 } // namespace
@@ -577,6 +590,18 @@ bool python_is_eval(Addr ip) {
     const HChar* name;
     return python_in_interpreter(ip) && VG_(get_fnname)(VG_(current_DiEpoch)(), ip, &name) &&
            VG_(strncmp)(name, "_PyEval_EvalFrameDefault", 24) == 0;
+}
+
+bool python_defer_warmup_end() {
+    if (state != State::active) return false;
+    warmup_pending = true;
+    return true;
+}
+
+void python_settle_warmup() {
+    if (!warmup_pending) return;
+    warmup_pending = false;
+    timeline_warmup_end();
 }
 
 bool python_in_interpreter(Addr ip) {
@@ -591,6 +616,17 @@ void python_block_freed(Addr a, SizeT size) {
         free_code(code);
         ++stats.forgotten;
     }
+}
+
+bool python_immortal_object(Addr a, SizeT size) {
+    if (state != State::active || layout->minor < 12 || size < 16) return false;
+    ULong refcnt;
+    Addr type, meta, metameta;
+    constexpr ULong kImmortal = 0xffffffffull; // _Py_IMMORTAL_REFCNT on 64-bit builds
+    // A type's type is `type` (or a metaclass whose type is `type`).
+    return read_client(a, &refcnt) && refcnt == kImmortal && read_client(a + kObType, &type) &&
+           read_client(type + kObType, &meta) && read_client(meta + kObType, &metameta) &&
+           (meta == metameta || (read_client(metameta + kObType, &meta) && meta == metameta));
 }
 
 bool python_frame_name(StackWord w, const HChar** function, const HChar** file, Int* line) {

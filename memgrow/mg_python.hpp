@@ -40,8 +40,20 @@ void python_stack(ThreadId tid, UInt max_tokens, PythonStack* out);
 bool python_is_eval(Addr ip);
 bool python_in_interpreter(Addr ip);
 
+// CPython starts the main script: with Python frames on, the warm-up ends
+// later, at the first allocation from Python code outside an import (the
+// imports at the top of a script are start-up too); true when deferred.
+bool python_defer_warmup_end();
+// Teardown begins: a warm-up still deferred ends now (the script did nothing
+// but import).
+void python_settle_warmup();
+
 // A heap block is being freed: forget it if it was a code object.
 void python_block_freed(Addr a, SizeT size);
+
+// Whether the heap block at a is an immortal CPython object (3.12: its
+// reference count is _Py_IMMORTAL_REFCNT and its type is a type).
+bool python_immortal_object(Addr a, SizeT size);
 
 // The name of a Python frame token. False for a word that is not one.
 bool python_frame_name(StackWord w, const HChar** function, const HChar** file, Int* line);

@@ -1,4 +1,5 @@
 #include "mg_requests.hpp"
+#include "mg_python.hpp"
 #include "mg_device.hpp"
 #include "mg_errors.hpp"
 #include "mg_suppressions.hpp"
@@ -167,6 +168,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         *ret = leak_check_now(true, true);
         break;
     case VG_USERREQ__MEMGROW_TEARDOWN:
+        python_settle_warmup();
         if (timeline_teardown(static_cast<UInt>(args[1])) && VG_(clo_verbosity) > 1) VG_(umsg)
         ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
         break;
@@ -186,6 +188,8 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         *ret = device_tracking(tid, args[1]);
         break;
     case VG_USERREQ__MEMGROW_WARMUP_END:
+        // CPython's main script: the imports at its top are start-up too.
+        if (args[1] == MEMGROW_WARMUP_PYTHON_MAIN && python_defer_warmup_end()) break;
         timeline_warmup_end();
         break;
     case VG_USERREQ__MEMGROW_DEVICE_FREE:

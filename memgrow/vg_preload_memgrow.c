@@ -37,14 +37,16 @@ MEMGROW_WRAP_PY_FINALIZE(NONE)
 
 /* The interpreter's start-up (site, encodings, the imports it makes before
    any user code) is warm-up: it ends when CPython starts the main script
-   (_PyRun_AnyFileObject) or the -c command (PyRun_SimpleStringFlags). */
+   (_PyRun_AnyFileObject) or the -c command (PyRun_SimpleStringFlags) and
+   that runs code outside an import (the tool tells, from the frames). */
 #define MEMGROW_WRAP_PY_RUN(soname, fn, params, call)                                              \
     int I_WRAP_SONAME_FNNAME_ZU(soname, fn) params;                                                \
     int I_WRAP_SONAME_FNNAME_ZU(soname, fn) params {                                               \
         OrigFn orig;                                                                               \
         int result;                                                                                \
         VALGRIND_GET_ORIG_FN(orig);                                                                \
-        MEMGROW_WARMUP_END();                                                                      \
+        VALGRIND_DO_CLIENT_REQUEST_STMT(VG_USERREQ__MEMGROW_WARMUP_END,                            \
+                                        MEMGROW_WARMUP_PYTHON_MAIN, 0, 0, 0, 0);                   \
         call;                                                                                      \
         return result;                                                                             \
     }

@@ -15,6 +15,10 @@ if [ -n "$missing" ]; then
     apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
+# CPython 3.12 for the Python attribution tests (Debian 12 has only 3.11):
+# Ubuntu's, unpacked into a cache outside the tree.
+"$(dirname "$0")/fetch-python312.sh"
+
 # The official SARIF 2.1.0 JSON schema, which tests/regress/test_report_formats.py
 # validates `memgrow-report sarif` against: not kept in this repository; taken
 # from the npm package @microsoft/jest-sarif (lib/schemas/sarif-2.1.0-rtm.5.json)

@@ -5,6 +5,7 @@ build directory holding vg-in-place and the test programs.
 """
 import json
 import os
+import sys
 import subprocess
 import tempfile
 import unittest
@@ -51,6 +52,32 @@ def run(argv, options=(), env=None, timeout=300, json_name="report.%p.json"):
                 with open(os.path.join(tmp, name)) as f:
                     reports.append(json.load(f))
         return Run(p.returncode, p.stdout, reports)
+
+
+class Python:
+    """A CPython to run tests with: its command line, environment and minor."""
+
+    def __init__(self, argv, env, minor):
+        self.argv, self.env, self.minor = argv, env, minor
+
+
+def python_interpreters():
+    """The interpreters the Python tests run, by name: the one running the
+    tests (pyenv's 3.11, a shared libpython), Debian's static, stripped 3.11,
+    and Ubuntu's 3.12 that scripts/fetch-python312.sh unpacks (through its own
+    glibc's ld.so). A missing one makes its tests fail, not skip."""
+    out = {"running": Python([sys.executable], {}, sys.version_info[1])}
+    if os.path.exists("/usr/bin/python3"):
+        out["debian"] = Python([os.path.realpath("/usr/bin/python3")], {}, 11)
+    root = os.environ.get("MEMGROW_PYTHON312") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "memgrow",
+        "python3.12")
+    lib = os.path.join(root, "usr", "lib", "x86_64-linux-gnu")
+    out["3.12"] = Python([os.path.join(lib, "ld-linux-x86-64.so.2"), "--library-path",
+                          lib + ":/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu",
+                          os.path.join(root, "usr", "bin", "python3.12")],
+                         {"PYTHONHOME": os.path.join(root, "usr")}, 12)
+    return out
 
 
 def memgrow_report(*args):

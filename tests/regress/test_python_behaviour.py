@@ -8,11 +8,9 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, describe, run, source_line  # noqa: E402
+from mgtest import SRC, TestCase, describe, python_interpreters, run, source_line  # noqa: E402
 
-INTERPRETERS = {"running": sys.executable}
-if os.path.exists("/usr/bin/python3"):
-    INTERPRETERS["debian"] = os.path.realpath("/usr/bin/python3")
+INTERPRETERS = python_interpreters()
 MALLOC = {"PYTHONMALLOC": "malloc"}
 
 
@@ -42,9 +40,9 @@ def script_sites(report, name):
 
 class Behaviour(TestCase):
     def each(self, name, *args):
-        for interp, exe in INTERPRETERS.items():
+        for interp, py in INTERPRETERS.items():
             with self.subTest(interpreter=interp, script=name):
-                r = run([exe, script(name), *args], env=MALLOC)
+                r = run([*py.argv, script(name), *args], env={**py.env, **MALLOC})
                 self.assertEqual(r.rc, 0, r.log)
                 yield r.report
 
@@ -93,9 +91,9 @@ class Behaviour(TestCase):
             self.assertNoClass(rep, "leaked")
 
     def test_pass_has_nothing_growing_or_leaked(self):
-        for interp, exe in INTERPRETERS.items():
+        for interp, py in INTERPRETERS.items():
             with self.subTest(interpreter=interp):
-                r = run([exe, "-c", "pass"], env=MALLOC)
+                r = run([*py.argv, "-c", "pass"], env={**py.env, **MALLOC})
                 self.assertEqual(r.rc, 0, r.log)
                 self.assertNoClass(r.report, "growing")
                 self.assertNoClass(r.report, "leaked")

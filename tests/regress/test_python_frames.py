@@ -10,12 +10,10 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, describe, run  # noqa: E402
+from mgtest import SRC, TestCase, describe, python_interpreters, run  # noqa: E402
 
 GOLDEN = os.path.join(SRC, "tests", "regress", "py_golden.py")
-INTERPRETERS = {"running": sys.executable}
-if os.path.exists("/usr/bin/python3"):
-    INTERPRETERS["debian"] = os.path.realpath("/usr/bin/python3")
+INTERPRETERS = python_interpreters()
 MALLOC = {"PYTHONMALLOC": "malloc"}
 
 
@@ -51,23 +49,21 @@ def block_site(report, size):
 class GoldenAttribution(TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.runs = {name: run([exe, GOLDEN], env=MALLOC, timeout=600)
-                    for name, exe in INTERPRETERS.items()}
+        cls.runs = {name: run([*py.argv, GOLDEN], env={**py.env, **MALLOC}, timeout=600)
+                    for name, py in INTERPRETERS.items()}
         cls.lines = golden_lines()
         cls.sizes = golden_sizes()
 
-    def expected_function(self, case, exe):
-        version = subprocess.run([exe, "-c", "import sys; print(sys.version_info[1])"],
-                                 capture_output=True, text=True).stdout.strip()
+    def expected_function(self, case, py):
         names = {"plain": "plain", "method": "Service.handle", "lambda": "<lambda>",
                  "generator": "generator", "async": "coroutine", "recursion": "recurse",
                  "thread": "worker",
                  # 3.12 inlines comprehensions into their function (PEP 709).
-                 "listcomp": "listcomp.<locals>.<listcomp>" if version == "11" else "listcomp"}
+                 "listcomp": "listcomp.<locals>.<listcomp>" if py.minor == 11 else "listcomp"}
         return names[case]
 
     def test_each_case_names_its_line_first(self):
-        for name, exe in INTERPRETERS.items():
+        for name, interp in INTERPRETERS.items():
             r = self.runs[name]
             self.assertEqual(r.rc, 0, r.log)
             self.assertIn("golden", r.log)
@@ -78,7 +74,7 @@ class GoldenAttribution(TestCase):
                     py = python_frames(site)
                     self.assertTrue(py, site["frames"])
                     self.assertEqual(os.path.basename(py[0]["file"]), "py_golden.py")
-                    self.assertEqual(py[0]["function"], self.expected_function(case, exe))
+                    self.assertEqual(py[0]["function"], self.expected_function(case, interp))
                     self.assertEqual(py[0]["line"], self.lines[case])
                     # Frames are innermost first: native allocator frames
                     # (bytearray's) come before the Python line, and the
@@ -142,10 +138,10 @@ class GoldenAttribution(TestCase):
                 self.assertTrue(sites, describe(r.report))
 
     def test_lines_agree_with_tracemalloc(self):
-        for name, exe in INTERPRETERS.items():
+        for name, py in INTERPRETERS.items():
             with self.subTest(interpreter=name):
-                native = subprocess.run([exe, GOLDEN], capture_output=True, text=True,
-                                        env=dict(os.environ, GOLDEN_TRACEMALLOC="1"))
+                native = subprocess.run([*py.argv, GOLDEN], capture_output=True, text=True,
+                                        env=dict(os.environ, GOLDEN_TRACEMALLOC="1", **py.env))
                 self.assertEqual(native.returncode, 0, native.stderr)
                 traced = dict(re.findall(r"tracemalloc (\w+) (\S+)", native.stdout))
                 self.assertEqual(set(traced), set(self.sizes))
@@ -158,7 +154,7 @@ class GoldenAttribution(TestCase):
 
 class Options(TestCase):
     def test_python_only_and_no(self):
-        exe = INTERPRETERS["running"]
+        exe = sys.executable
         size = golden_sizes()["plain"] + 1
         only = run([exe, GOLDEN], options=["--python=only"], env=MALLOC)
         self.assertEqual(only.rc, 0, only.log)
@@ -180,7 +176,7 @@ class Options(TestCase):
         self.assertIn("--python", bad.log)
 
     def test_pymalloc_left_active_is_warned_about_once(self):
-        exe = INTERPRETERS["running"]
+        exe = sys.executable
         # -E ignores PYTHONMALLOC: pymalloc stays.
         r = run([exe, "-E", "-c", "x = [str(i) for i in range(1000)]"])
         self.assertEqual(r.rc, 0, r.log)
@@ -191,9 +187,10 @@ class Options(TestCase):
             self.assertNotIn("CPython uses pymalloc", r.log)
 
     def test_layout_mismatch_warns_once_and_falls_back_to_native_frames(self):
-        for name, exe in INTERPRETERS.items():
+        for name, py in INTERPRETERS.items():
             with self.subTest(interpreter=name):
-                r = run([exe, GOLDEN], options=["--python-test-layout-mismatch=yes"], env=MALLOC)
+                r = run([*py.argv, GOLDEN], options=["--python-test-layout-mismatch=yes"],
+                        env={**py.env, **MALLOC})
                 self.assertEqual(r.rc, 0, r.log)
                 self.assertIn("golden", r.log)
                 self.assertEqual(r.log.count("Python frames are off"), 1, r.log)
