@@ -110,6 +110,7 @@ Bool process_option(const HChar* arg) {
             VG_(fmsg_bad_option)(arg, "expected hybrid, only or no\n");
     } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
     } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
+    } else if VG_BOOL_CLO (arg, "--pytorch-caching", clo.pytorch_caching) {
     } else {
         return False;
     }
@@ -147,7 +148,10 @@ void print_usage() {
      "    --cuda=yes|no             record CUDA device, managed and pinned memory and\n"
      "                              check the CUDA memory API's use [yes]\n"
      "    --python-malloc=no|yes    set PYTHONMALLOC=malloc for the client unless set,\n"
-     "                              so each Python object is a block of its own [yes]\n");
+     "                              so each Python object is a block of its own [yes]\n"
+     "    --pytorch-caching=yes|no  no: set PYTORCH_NO_CUDA_MEMORY_CACHING=1 for the\n"
+     "                              client unless set, so each tensor is a device\n"
+     "                              allocation of its own, at its Python line [yes]\n");
 }
 
 void print_debug_usage() {

@@ -35,6 +35,8 @@ struct Options {
     bool python_test_layout_mismatch = false;
     // --python-malloc: the preload sets PYTHONMALLOC=malloc unless set
     bool python_malloc = true;
+    // --pytorch-caching=no: the preload sets PYTORCH_NO_CUDA_MEMORY_CACHING=1
+    bool pytorch_caching = true;
 };
 
 extern Options clo;

@@ -34,6 +34,7 @@ bool read_client_string(Addr a, HChar* out, SizeT cap) {
 UWord client_config(Addr buf, SizeT size) {
     UWord config = MEMGROW_CONFIG_RUNNING;
     if (clo.python_malloc) config |= MEMGROW_CONFIG_PYTHON_MALLOC;
+    if (!clo.pytorch_caching) config |= MEMGROW_CONFIG_NO_TORCH_CACHING;
     static const HChar kPythonDir[] = "/memgrow-python";
     SizeT len = VG_(strlen)(VG_(libdir)) + sizeof kPythonDir;
     if (buf && len <= size && VG_(am_is_valid_for_client)(buf, len, VKI_PROT_WRITE)) {

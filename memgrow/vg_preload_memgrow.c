@@ -68,8 +68,9 @@ MEMGROW_WRAP_PY_RUN(NONE, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING_PARAMS,
 /* The Python settings, made before any interpreter reads its environment:
    each object a malloc block of its own (PYTHONMALLOC=malloc, unless the
    user chose an allocator or --python-malloc=no), and memgrow's Python
-   package importable (its directory last on PYTHONPATH). Children inherit
-   both. This needs libc's environ, which is set before this constructor
+   package importable (its directory last on PYTHONPATH), and with
+   --pytorch-caching=no PyTorch's CUDA caching allocator off. Children
+   inherit them. This needs libc's environ, which is set before this constructor
    runs only because the preload is not linked with -z initfirst. The libc
    functions are weak: the preload links no libc (every dynamically linked
    client has one). putenv with static strings: the only block this leaves
@@ -78,6 +79,7 @@ extern char* getenv(const char* name) __attribute__((weak));
 extern int putenv(char* string) __attribute__((weak));
 
 static char python_malloc[] = "PYTHONMALLOC=malloc";
+static char no_torch_caching[] = "PYTORCH_NO_CUDA_MEMORY_CACHING=1";
 static char python_path[16384] = "PYTHONPATH=";
 
 /* Whether dir is one of the entries of the colon-separated path. */
@@ -119,4 +121,8 @@ __attribute__((constructor)) static void memgrow_python_environment(void) {
     config = MEMGROW_CLIENT_CONFIG(dir, sizeof dir);
     if ((config & MEMGROW_CONFIG_PYTHON_MALLOC) && !getenv("PYTHONMALLOC")) putenv(python_malloc);
     if (config & MEMGROW_CONFIG_PYTHON_PATH) add_python_path(dir);
+    /* PyTorch's caching allocator keeps freed device memory in its own
+       segments; without it every tensor is a cudaMalloc of its own. */
+    if ((config & MEMGROW_CONFIG_NO_TORCH_CACHING) && !getenv("PYTORCH_NO_CUDA_MEMORY_CACHING"))
+        putenv(no_torch_caching);
 }

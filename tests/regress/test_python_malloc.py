@@ -1,5 +1,6 @@
 """PYTHONMALLOC=malloc is set for the client unless the user set it or
---python-malloc=no: each Python object is then a block of its own."""
+--python-malloc=no: each Python object is then a block of its own. And
+--pytorch-caching=no sets PYTORCH_NO_CUDA_MEMORY_CACHING=1 the same way."""
 import os
 import sys
 import unittest
@@ -49,6 +50,23 @@ class PythonMalloc(TestCase):
                 allocator, environment, _ = allocator_run(exe, pythonmalloc="pymalloc_debug")
                 self.assertEqual(allocator, "pymalloc_debug")
                 self.assertEqual(environment, "pymalloc_debug")
+
+
+class PyTorchCaching(TestCase):
+    def caching_setting(self, options=(), env=None):
+        r = run([sys.executable, "-c",
+                 "import os; print('caching', os.environ.get('PYTORCH_NO_CUDA_MEMORY_CACHING'))"],
+                options=[*OPTIONS, *options], env=env or {})
+        self.assertEqual(r.rc, 0, r.log)
+        return [line for line in r.log.splitlines() if line.startswith("caching ")][0]
+
+    def test_caching_off_only_when_asked_and_a_users_value_kept(self):
+        env = {"PYTORCH_NO_CUDA_MEMORY_CACHING": None}
+        self.assertEqual(self.caching_setting(env=env), "caching None")
+        self.assertEqual(self.caching_setting(["--pytorch-caching=no"], env), "caching 1")
+        self.assertEqual(self.caching_setting(["--pytorch-caching=no"],
+                                              {"PYTORCH_NO_CUDA_MEMORY_CACHING": "0"}),
+                         "caching 0")
 
 
 if __name__ == "__main__":
