@@ -80,6 +80,12 @@ def python_interpreters():
     return out
 
 
+def python_executables():
+    """The interpreters that start without a wrapper command line (the two
+    3.11s), by name: their executables."""
+    return {name: py.argv[0] for name, py in python_interpreters().items() if len(py.argv) == 1}
+
+
 def memgrow_report(*args):
     """Runs the built memgrow-report; stdout and stderr apart."""
     return subprocess.run([REPORT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

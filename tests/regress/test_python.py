@@ -5,15 +5,13 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, run  # noqa: E402
+from mgtest import SRC, TestCase, python_executables, run  # noqa: E402
 
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_teardown.py")
 STEADY = os.path.join(SRC, "tests", "regress", "py_steady.py")
 LOCAL_MAIN = os.path.join(SRC, "tests", "regress", "py_local_main.py")
-# The interpreter itself, not a launcher script in front of it.
-INTERPRETERS = {"running": sys.executable}
-if os.path.exists("/usr/bin/python3"):
-    INTERPRETERS["debian"] = os.path.realpath("/usr/bin/python3")
+# The interpreters themselves, not launcher scripts in front of them.
+INTERPRETERS = python_executables()
 
 
 class PythonTeardown(TestCase):

@@ -10,15 +10,14 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import BUILD, SRC, TestCase, run  # noqa: E402
+from mgtest import BUILD, SRC, TestCase, python_executables, run  # noqa: E402
 
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_module.py")
 # Where the preload finds the package in the build tree (as installed:
 # beside the tool).
 PACKAGE_DIR = os.path.join(os.path.abspath(BUILD), ".in_place", "memgrow-python")
-INTERPRETERS = {"running": sys.executable}
-if os.path.exists("/usr/bin/python3"):
-    INTERPRETERS["debian"] = os.path.realpath("/usr/bin/python3")
+# The interpreters themselves, not launcher scripts in front of them.
+INTERPRETERS = python_executables()
 
 
 class Module(TestCase):
