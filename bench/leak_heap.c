@@ -62,14 +62,12 @@ NOINLINE static unsigned long build(unsigned long n, size_t size) {
     for (unsigned long i = 0; i < n; i++) {
         void** p = blocks[i];
         if (i % LOST_EVERY == LOST_EVERY - 1) {
-            if (last_lost)
-                *last_lost = p;
+            if (last_lost) *last_lost = p;
             last_lost = p;
             blocks[i] = NULL;
             lost++;
         } else {
-            if (last_kept)
-                *last_kept = p;
+            if (last_kept) *last_kept = p;
             last_kept = p;
         }
     }
@@ -85,8 +83,7 @@ NOINLINE static void scrub_stack(void) {
 int main(int argc, char** argv) {
     unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 1048576;
     size_t size = argc > 2 ? strtoul(argv[2], NULL, 10) : 1024;
-    if (size < sizeof(void*))
-        size = sizeof(void*);
+    if (size < sizeof(void*)) size = sizeof(void*);
     if (n == 0) {
         fprintf(stderr, "usage: leak_heap [BLOCKS [BLOCK_SIZE]]\n");
         return 2;

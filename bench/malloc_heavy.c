@@ -29,8 +29,8 @@
 
 #define NOINLINE __attribute__((noinline))
 
-#define RING 4096       /* live blocks kept by ring_replace */
-#define LIST_EVERY 32   /* iterations per growing-list node */
+#define RING 4096     /* live blocks kept by ring_replace */
+#define LIST_EVERY 32 /* iterations per growing-list node */
 
 struct node {
     struct node* next;
@@ -85,8 +85,14 @@ NOINLINE static void leaf_tmp(size_t n) {
     touch(p, n);
     free(p);
 }
-NOINLINE static void mid_tmp(size_t n) { leaf_tmp(n + 16); checksum++; }
-NOINLINE static void top_tmp(size_t n) { mid_tmp(n * 2); checksum++; }
+NOINLINE static void mid_tmp(size_t n) {
+    leaf_tmp(n + 16);
+    checksum++;
+}
+NOINLINE static void top_tmp(size_t n) {
+    mid_tmp(n * 2);
+    checksum++;
+}
 
 /* depth 2: ring_step -> ring_replace */
 NOINLINE static void ring_replace(size_t n) {
@@ -96,7 +102,10 @@ NOINLINE static void ring_replace(size_t n) {
     touch(p, n);
     ring[i] = p;
 }
-NOINLINE static void ring_step(size_t n) { ring_replace(n); checksum++; }
+NOINLINE static void ring_step(size_t n) {
+    ring_replace(n);
+    checksum++;
+}
 
 /* depth 1, calloc */
 NOINLINE static void calloc_pair(size_t n) {
@@ -119,7 +128,10 @@ NOINLINE static void realloc_buf(size_t add, int reset) {
     scratch_len += add;
     touch(scratch, scratch_len);
 }
-NOINLINE static void scratch_step(size_t add, int reset) { realloc_buf(add, reset); checksum++; }
+NOINLINE static void scratch_step(size_t add, int reset) {
+    realloc_buf(add, reset);
+    checksum++;
+}
 
 /* depth 5: push_a -> push_b -> push_c -> push_d -> list_push */
 NOINLINE static void list_push(unsigned long v) {
@@ -130,16 +142,29 @@ NOINLINE static void list_push(unsigned long v) {
     list_head = n;
     list_len++;
 }
-NOINLINE static void push_d(unsigned long v) { list_push(v); checksum++; }
-NOINLINE static void push_c(unsigned long v) { push_d(v + 1); checksum++; }
-NOINLINE static void push_b(unsigned long v) { push_c(v + 1); checksum++; }
-NOINLINE static void push_a(unsigned long v) { push_b(v + 1); checksum++; }
+NOINLINE static void push_d(unsigned long v) {
+    list_push(v);
+    checksum++;
+}
+NOINLINE static void push_c(unsigned long v) {
+    push_d(v + 1);
+    checksum++;
+}
+NOINLINE static void push_b(unsigned long v) {
+    push_c(v + 1);
+    checksum++;
+}
+NOINLINE static void push_a(unsigned long v) {
+    push_b(v + 1);
+    checksum++;
+}
 
 int main(int argc, char** argv) {
     unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000000;
     int grow = 1;
     if (argc > 2) {
-        if (strcmp(argv[2], "flat") == 0) grow = 0;
+        if (strcmp(argv[2], "flat") == 0)
+            grow = 0;
         else if (strcmp(argv[2], "grow") != 0) {
             fprintf(stderr, "usage: %s [ITERATIONS [grow|flat]]\n", argv[0]);
             return 64;
@@ -148,9 +173,9 @@ int main(int argc, char** argv) {
 
     for (unsigned long i = 0; i < iters; i++) {
         unsigned r = rnd();
-        site_short(8 + (r & 127));                 /* 8..135 */
-        top_tmp(4 + ((r >> 7) & 63));              /* 24..150 */
-        ring_step(16 + ((r >> 13) & 255) * 2);     /* 16..526 */
+        site_short(8 + (r & 127));             /* 8..135 */
+        top_tmp(4 + ((r >> 7) & 63));          /* 24..150 */
+        ring_step(16 + ((r >> 13) & 255) * 2); /* 16..526 */
         if (i % 3 == 0) calloc_pair(32 + ((r >> 21) & 63) * 4);
         if ((i & 7) == 0) scratch_step(16 + ((r >> 27) & 15), (i & 2047) == 0);
         if (grow && i % LIST_EVERY == 0) push_a(i);
@@ -162,9 +187,10 @@ int main(int argc, char** argv) {
         list_head = n->next;
         free(n);
     }
-    for (unsigned i = 0; i < RING; i++) free(ring[i]);
+    for (unsigned i = 0; i < RING; i++)
+        free(ring[i]);
     free(scratch);
-    printf("malloc_heavy: %lu iterations, %s, list %lu nodes (%lu bytes), checksum %lu\n",
-           iters, grow ? "grow" : "flat", list_len, list_bytes, (unsigned long)checksum);
+    printf("malloc_heavy: %lu iterations, %s, list %lu nodes (%lu bytes), checksum %lu\n", iters,
+           grow ? "grow" : "flat", list_len, list_bytes, (unsigned long)checksum);
     return 0;
 }

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
     int status;
     struct rusage ru;
     pid_t r;
-    do r = wait4(pid, &status, 0, &ru);
+    do
+        r = wait4(pid, &status, 0, &ru);
     while (r < 0 && errno == EINTR);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r < 0) {

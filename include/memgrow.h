@@ -87,9 +87,9 @@ typedef enum {
 
 /* The answer to VG_USERREQ__MEMGROW_CLIENT_CONFIG. */
 typedef enum {
-    MEMGROW_CONFIG_RUNNING = 1,       /* always set by memgrow */
-    MEMGROW_CONFIG_PYTHON_MALLOC = 2, /* --python-malloc=yes: set PYTHONMALLOC=malloc */
-    MEMGROW_CONFIG_PYTHON_PATH = 4,   /* the buffer holds the Python package's directory */
+    MEMGROW_CONFIG_RUNNING = 1,         /* always set by memgrow */
+    MEMGROW_CONFIG_PYTHON_MALLOC = 2,   /* --python-malloc=yes: set PYTHONMALLOC=malloc */
+    MEMGROW_CONFIG_PYTHON_PATH = 4,     /* the buffer holds the Python package's directory */
     MEMGROW_CONFIG_NO_TORCH_CACHING = 8 /* --pytorch-caching=no: set
                                            PYTORCH_NO_CUDA_MEMORY_CACHING=1 */
 } MemgrowClientConfig;
