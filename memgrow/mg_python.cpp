@@ -426,8 +426,17 @@ Addr thread_state(ThreadId tid) {
         Addr ts;
         if (!read_client(interp + layout->interp_threads_head, &ts)) return 0;
         for (UInt k = 0; ts && k < 4096; ++k) {
-            Addr id;
-            if (!read_client(ts + layout->tstate_thread_id, &id)) return 0;
+            Addr id, back;
+            if (!read_client(ts + layout->tstate_thread_id, &id) ||
+                !read_client(ts + layout->tstate_interp, &back))
+                return 0;
+            // Each thread state points back at its interpreter: a layout
+            // that does not match shows here before any frame is read.
+            if (back != interp) {
+                if (!layout_verified)
+                    turn_off("a thread state does not point back at its interpreter");
+                return 0;
+            }
             if (id == self) return ts;
             if (!read_client(ts + layout->tstate_next, &ts)) return 0;
         }

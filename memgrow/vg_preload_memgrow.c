@@ -36,9 +36,10 @@ MEMGROW_WRAP_PY_FINALIZE(libpython3Za)
 MEMGROW_WRAP_PY_FINALIZE(NONE)
 
 /* The interpreter's start-up (site, encodings, the imports it makes before
-   any user code) is warm-up: it ends when CPython starts the main script
-   (_PyRun_AnyFileObject) or the -c command (PyRun_SimpleStringFlags) and
-   that runs code outside an import (the tool tells, from the frames). */
+   any user code) is warm-up: it ends when CPython starts running the
+   program (Py_RunMain: a script, -c, -m; or, for embedders,
+   _PyRun_AnyFileObject and PyRun_SimpleStringFlags) and that runs code
+   outside an import (the tool tells, from the frames). */
 #define MEMGROW_WRAP_PY_RUN(soname, fn, params, call)                                              \
     int I_WRAP_SONAME_FNNAME_ZU(soname, fn) params;                                                \
     int I_WRAP_SONAME_FNNAME_ZU(soname, fn) params {                                               \
@@ -56,6 +57,11 @@ MEMGROW_WRAP_PY_FINALIZE(NONE)
 #define MEMGROW_PY_RUN_STRING_PARAMS (const char* command, void* flags)
 #define MEMGROW_PY_RUN_STRING_CALL CALL_FN_W_WW(result, orig, command, flags)
 
+#define MEMGROW_PY_RUN_MAIN_PARAMS (void)
+#define MEMGROW_PY_RUN_MAIN_CALL CALL_FN_W_v(result, orig)
+
+MEMGROW_WRAP_PY_RUN(libpython3Za, Py_RunMain, MEMGROW_PY_RUN_MAIN_PARAMS, MEMGROW_PY_RUN_MAIN_CALL)
+MEMGROW_WRAP_PY_RUN(NONE, Py_RunMain, MEMGROW_PY_RUN_MAIN_PARAMS, MEMGROW_PY_RUN_MAIN_CALL)
 MEMGROW_WRAP_PY_RUN(libpython3Za, _PyRun_AnyFileObject, MEMGROW_PY_RUN_FILE_PARAMS,
                     MEMGROW_PY_RUN_FILE_CALL)
 MEMGROW_WRAP_PY_RUN(NONE, _PyRun_AnyFileObject, MEMGROW_PY_RUN_FILE_PARAMS,

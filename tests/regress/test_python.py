@@ -5,7 +5,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, python_executables, run  # noqa: E402
+from mgtest import SRC, TestCase, python_executables, run, source_line  # noqa: E402
 
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_teardown.py")
 STEADY = os.path.join(SRC, "tests", "regress", "py_steady.py")
@@ -46,6 +46,23 @@ class PythonTeardown(TestCase):
         for s in r.report["sites"]:
             for f in s["frames"]:
                 self.assertNotIn("vgpreload_memgrow", f["object"] or "")
+
+
+class PythonModule(TestCase):
+    def test_dash_m_warm_up_ends_when_the_module_runs(self):
+        # python -m goes through no PyRun_ function: Py_RunMain starts the
+        # program, and the warm-up ends at its first allocation outside an
+        # import; the module's growth is found.
+        regress = os.path.join(SRC, "tests", "regress")
+        for name, exe in INTERPRETERS.items():
+            with self.subTest(interpreter=name):
+                r = run([exe, "-m", "py_stats_dict"],
+                        env={"PYTHONMALLOC": "malloc", "PYTHONPATH": regress})
+                self.assertEqual(r.rc, 0, r.log)
+                rep = r.report
+                self.assertGreater(rep["warmup_end"], rep["teardown_at"] * 0.05)
+                line = source_line("tests/regress/py_stats_dict.py", "STATS_INSERT")
+                self.assertClass(rep, "growing", file="py_stats_dict.py", line=line)
 
 
 class PythonClean(TestCase):
