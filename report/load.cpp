@@ -169,7 +169,7 @@ class Reader {
         f.object = string_or_null(v, where, "object");
         opt_integer_or_null(v, where, "line", f.line);
         opt_bool(v, where, "python", f.python);
-        opt_string(v, where, "ip", f.ip);
+        f.ip = string_or_null(v, where, "ip").value_or(""); // null for a Python frame
         return f;
     }
 

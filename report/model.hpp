@@ -35,7 +35,7 @@ struct Frame {
     std::optional<std::int64_t> line;
     std::optional<std::string> object;
     bool python = false;
-    std::string ip; // differs between builds: never part of a site key
+    std::string ip; // differs between builds: never part of a site key; empty for Python frames
 };
 
 struct Growth {

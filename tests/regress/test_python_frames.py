@@ -3,14 +3,17 @@
 evaluation loop, on a shared-libpython interpreter and on Debian's static,
 stripped one; cross-checked against tracemalloc; the options and the
 fallback when the layout does not match."""
+import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, describe, python_interpreters, run  # noqa: E402
+from mgtest import (SRC, TestCase, describe, memgrow_report, python_interpreters,  # noqa: E402
+                    run)
 
 GOLDEN = os.path.join(SRC, "tests", "regress", "py_golden.py")
 INTERPRETERS = python_interpreters()
@@ -136,6 +139,17 @@ class GoldenAttribution(TestCase):
                                 and f["function"] == "main" for f in s["frames"])
                          and s["live_bytes"] >= 3000 * 50]
                 self.assertTrue(sites, describe(r.report))
+
+    def test_memgrow_report_reads_python_frames(self):
+        # Python frames have no code address: "ip" is null in the report.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "golden.json")
+            with open(path, "w") as f:
+                json.dump(self.runs["running"].report, f)
+            shown = memgrow_report("show", "--file", "py_golden.py", path)
+            self.assertEqual(shown.returncode, 0, shown.stderr)
+            self.assertIn("(py_golden.py:", shown.stdout)
+            self.assertIn("[python]", shown.stdout)
 
     def test_lines_agree_with_tracemalloc(self):
         for name, py in INTERPRETERS.items():
