@@ -314,7 +314,8 @@ struct Code {
     Addr filename, qualname, linetable; // the fingerprint
     Int first_line;
     UInt n_units, n_runs;
-    bool hidden; // the import system's own frames, left out as tracebacks do
+    bool hidden; // the import system's own frames (importlib, zipimport), left out as
+                 // tracebacks do
     Function* function;
     pyline::Run* runs;
 };
@@ -369,7 +370,8 @@ Code* decode_code(Addr addr, const CodeFields& c) {
     code->first_line = c.first_line;
     code->n_units = static_cast<UInt>(c.n_units);
     code->function = intern_function(file, name, c.first_line);
-    code->hidden = VG_(strncmp)(file, "<frozen importlib._bootstrap", 28) == 0;
+    code->hidden = VG_(strncmp)(file, "<frozen importlib._bootstrap", 28) == 0 ||
+                   VG_STREQ(file, "<frozen zipimport>");
     code->runs =
         n_runs
             ? static_cast<pyline::Run*>(VG_(malloc)("mg.python.code", n_runs * sizeof(pyline::Run)))
@@ -590,6 +592,11 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     if (warmup_pending && out->n_tokens && !importing) {
         warmup_pending = false;
         timeline_warmup_end();
+        const Function* f = function_by_id[(out->tokens[0] & ~kPythonFrameTag) >> 32];
+        if (VG_(clo_verbosity) > 1)
+            VG_(umsg)
+            ("memgrow: warm-up ends at %s (%s:%u)\n", f->name, f->file,
+             static_cast<UInt>(out->tokens[0] & 0xffffffffu));
     }
 }
 
@@ -603,7 +610,9 @@ bool python_is_eval(Addr ip) {
 
 bool python_defer_warmup_end() {
     if (state != State::active) return false;
-    warmup_pending = true;
+    // Py_RunMain, then the script's own entry point: the first one counts.
+    static bool deferred;
+    if (!deferred) warmup_pending = deferred = true;
     return true;
 }
 
