@@ -3,6 +3,7 @@
 #include "mg_device.hpp"
 #include "mg_errors.hpp"
 #include "mg_heap.hpp"
+#include "mg_host_insns.hpp"
 #include "mg_leak.hpp"
 #include "mg_options.hpp"
 #include "mg_python.hpp"
@@ -18,6 +19,7 @@ namespace {
 
 void post_clo_init() {
     check_options();
+    host_insns_init();
     suppressions_init();
     timeline_init();
 }
@@ -26,7 +28,8 @@ void post_clo_init() {
 // count to the clock when it starts (superblocks left early by a side exit
 // still count whole; the clock stays deterministic).
 IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout*, const VexGuestExtents*,
-                 const VexArchInfo*, IRType, IRType) {
+                 const VexArchInfo* host, IRType, IRType) {
+    in = host_insns_instrument(in, host);
     if (clo.time_unit != TimeUnit::instructions) return in;
     ULong n_instrs = 0;
     for (Int i = 0; i < in->stmts_used; ++i)
@@ -50,6 +53,7 @@ IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout*, const VexG
 void fini(Int /*exitcode*/) {
     // A process that dies of a signal or calls _exit never reaches exit():
     // its teardown is now.
+    host_insns_report_fatal();
     python_settle_warmup();
     timeline_teardown(0);
     report_now(clo.json_file, true, true);
@@ -74,6 +78,10 @@ void on_mprotect(Addr, SizeT, Bool, Bool, Bool) {
     client_memory_changed();
 }
 
+void on_deliver_signal(ThreadId, Int sig, Bool) {
+    host_insns_signal_delivered(sig);
+}
+
 void at_fork_child(ThreadId) {
     forked_child = true;
 }
@@ -94,6 +102,7 @@ void pre_clo_init() {
     VG_(track_die_mem_munmap)(on_munmap);
     VG_(track_change_mem_mprotect)(on_mprotect);
     VG_(track_die_mem_brk)(on_munmap);
+    VG_(track_pre_deliver_signal)(on_deliver_signal);
     heap_init();
     errors_init();
     sites_init();

@@ -111,6 +111,15 @@ Bool process_option(const HChar* arg) {
     } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
     } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
     } else if VG_BOOL_CLO (arg, "--pytorch-caching", clo.pytorch_caching) {
+    } else if VG_STR_CLO (arg, "--emulate-insns", str) {
+        if VG_STREQ (str, "auto")
+            clo.emulate_insns = EmulateInsns::automatic;
+        else if VG_STREQ (str, "always")
+            clo.emulate_insns = EmulateInsns::always;
+        else if VG_STREQ (str, "no")
+            clo.emulate_insns = EmulateInsns::no;
+        else
+            VG_(fmsg_bad_option)(arg, "expected auto, always or no\n");
     } else {
         return False;
     }
@@ -151,7 +160,10 @@ void print_usage() {
      "                              so each Python object is a block of its own [yes]\n"
      "    --pytorch-caching=yes|no  no: set PYTORCH_NO_CUDA_MEMORY_CACHING=1 for the\n"
      "                              client unless set, so each tensor is a device\n"
-     "                              allocation of its own, at its Python line [yes]\n");
+     "                              allocation of its own, at its Python line [yes]\n"
+     "    --emulate-insns=auto|always|no  perform RDTSCP and RDPID on the host when\n"
+     "                              Valgrind cannot decode them; always: RDTSCP\n"
+     "                              even where it can (tests) [auto]\n");
 }
 
 void print_debug_usage() {

@@ -8,6 +8,7 @@ namespace mg {
 enum class TimeUnit : UChar { bytes, instructions, millis };
 enum class LeakCheck : UChar { no, summary, full };
 enum class PythonFrames : UChar { hybrid, only, no };
+enum class EmulateInsns : UChar { automatic, always, no };
 
 // Leak kinds (--show-leak-kinds), memcheck's names and order.
 enum LeakKind : UInt { kDefinite = 0, kIndirect, kPossible, kReachable, kLeakKinds };
@@ -37,6 +38,8 @@ struct Options {
     bool python_malloc = true;
     // --pytorch-caching=no: the preload sets PYTORCH_NO_CUDA_MEMORY_CACHING=1
     bool pytorch_caching = true;
+    // --emulate-insns: instructions the host runs but VEX refuses
+    EmulateInsns emulate_insns = EmulateInsns::automatic;
 };
 
 extern Options clo;

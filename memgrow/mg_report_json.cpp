@@ -1,4 +1,5 @@
 #include "mg_errors.hpp"
+#include "mg_host_insns.hpp"
 #include "mg_options.hpp"
 #include "mg_report.hpp"
 #include "mg_symbols.hpp"
@@ -272,6 +273,21 @@ void write_errors(JsonWriter& w) {
     w.end_array();
 }
 
+// The instruction Valgrind could not decode that killed the client.
+void write_fatal_insn(JsonWriter& w) {
+    const FatalInsn* f = host_insns_fatal();
+    if (!f) return;
+    HChar addr[24], bytes[3 * sizeof f->bytes + 1] = {};
+    VG_(sprintf)(addr, "%#lx", f->addr);
+    format_bytes(*f, bytes);
+    w.key("fatal_instruction");
+    w.begin_object();
+    w.member("address", addr);
+    w.member("bytes", bytes);
+    w.member("where", VG_(describe_IP)(VG_(current_DiEpoch)(), f->addr, nullptr));
+    w.end_object();
+}
+
 void write_report(JsonWriter& w, const Analysis& a) {
     w.begin_object();
     w.member_u("memgrow", 1);
@@ -288,6 +304,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.member_u("warmup_end", a.warmup_end);
     w.member_u("teardown_at", a.end);
     w.member("teardown", tl.torn_down ? teardown_name(tl.teardown_reason) : "running");
+    write_fatal_insn(w);
     w.key("marks");
     w.begin_object();
     w.member_u("count", tl.n_marks);

@@ -44,3 +44,5 @@ extern "C" XArray* VG_(clo_suppressions);
 extern "C" void VG_(add_suppression_file)(const HChar* filename);
 extern "C" Bool VG_(clo_default_supp);
 extern "C" Int VG_(clo_gen_suppressions);
+// Whether the core explains decode failures (--sigill-diagnostics).
+extern "C" Bool VG_(clo_sigill_diag);
