@@ -91,7 +91,7 @@ bool decode(Addr a, Insn* insn, UInt* len, UInt* reg) {
     return false;
 }
 
-void announce(Insn insn, const VexArchInfo* host, bool forced) {
+void announce(Insn insn, Addr a, const VexArchInfo* host, bool forced) {
     if (announced[insn]) return;
     announced[insn] = true;
     const HChar* why = "which Valgrind does not decode";
@@ -99,7 +99,9 @@ void announce(Insn insn, const VexArchInfo* host, bool forced) {
         why = "as --emulate-insns=always asks";
     else if (insn == kRdtscp && !(host->hwcaps & VEX_HWCAPS_AMD64_RDTSCP))
         why = "which this host's CPUID does not advertise";
-    VG_(umsg)("memgrow: emulating %s, %s\n", kInsnName[insn], why);
+    VG_(umsg)
+    ("memgrow: emulating %s, %s (first at %s)\n", kInsnName[insn], why,
+     VG_(describe_IP)(VG_(current_DiEpoch)(), a, nullptr));
 }
 
 template <class F> void* entry(F* f) {
@@ -123,8 +125,8 @@ IRStmt* emulation(Insn insn, UInt reg) {
         }
     } else {
         d = unsafeIRDirty_0_N(0, "emulate_rdpid", entry(&emulate_rdpid),
-                              mkIRExprVec_2(IRExpr_GSPTR(),
-                                            IRExpr_Const(IRConst_U64(static_cast<ULong>(kGpr[reg])))));
+                              mkIRExprVec_2(IRExpr_GSPTR(), IRExpr_Const(IRConst_U64(
+                                                                static_cast<ULong>(kGpr[reg])))));
         d->nFxState = 1;
         d->fxState[0].fx = Ifx_Write;
         d->fxState[0].offset = kGpr[reg];
@@ -160,8 +162,8 @@ void host_insns_init() {
     VexArch arch;
     VexArchInfo info;
     VG_(machine_get_VexArchInfo)(&arch, &info);
-    bool refused = host_runs[kRdpid] ||
-                   (host_runs[kRdtscp] && !(info.hwcaps & VEX_HWCAPS_AMD64_RDTSCP));
+    bool refused =
+        host_runs[kRdpid] || (host_runs[kRdtscp] && !(info.hwcaps & VEX_HWCAPS_AMD64_RDTSCP));
     if (refused && !sigill_diagnostics_given()) VG_(clo_sigill_diag) = False;
 }
 
@@ -182,7 +184,7 @@ IRSB* host_insns_instrument(IRSB* bb, const VexArchInfo* host) {
         // The decode failure is the last instruction: an IMark of length 0.
         bool failed = bb->jumpkind == Ijk_NoDecode && st->Ist.IMark.len == 0;
         if (failed && decode(a, &insn, &len, &reg) && can_emulate(insn)) {
-            announce(insn, host, false);
+            announce(insn, a, host, false);
             addStmtToIRSB(out, IRStmt_IMark(a, len, 0));
             addStmtToIRSB(out, emulation(insn, reg));
             out->next = IRExpr_Const(IRConst_U64(a + len));
@@ -192,20 +194,20 @@ IRSB* host_insns_instrument(IRSB* bb, const VexArchInfo* host) {
         if (failed) {
             // Left to the core, which raises SIGILL; remember where.
             addStmtToIRSB(out, st);
-            IRDirty* d = unsafeIRDirty_0_N(0, "note_undecodable",
-                                           entry(&note_undecodable),
+            IRDirty* d = unsafeIRDirty_0_N(0, "note_undecodable", entry(&note_undecodable),
                                            mkIRExprVec_1(IRExpr_Const(IRConst_U64(a))));
             addStmtToIRSB(out, IRStmt_Dirty(d));
             continue;
         }
         if (force && st->Ist.IMark.len == 3 && decode(a, &insn, &len, &reg) && insn == kRdtscp) {
             // Replace VEX's own translation: keep only its RIP updates.
-            announce(insn, host, true);
+            announce(insn, a, host, true);
             addStmtToIRSB(out, st);
             addStmtToIRSB(out, emulation(insn, reg));
             for (; i + 1 < bb->stmts_used && bb->stmts[i + 1]->tag != Ist_IMark; ++i) {
                 IRStmt* s = bb->stmts[i + 1];
-                if (s->tag == Ist_Put && s->Ist.Put.offset == OFFSET_amd64_RIP) addStmtToIRSB(out, s);
+                if (s->tag == Ist_Put && s->Ist.Put.offset == OFFSET_amd64_RIP)
+                    addStmtToIRSB(out, s);
             }
             continue;
         }
@@ -232,9 +234,10 @@ void host_insns_report_fatal() {
     HChar bytes[3 * sizeof fatal.bytes + 1] = {};
     format_bytes(fatal, bytes);
     const HChar* where = VG_(describe_IP)(VG_(current_DiEpoch)(), fatal.addr, nullptr);
-    VG_(umsg)("memgrow: the client died of SIGILL at an instruction Valgrind cannot decode: "
-              "%s (bytes %s ...)\n",
-              where, bytes);
+    VG_(umsg)
+    ("memgrow: the client died of SIGILL at an instruction Valgrind cannot decode: "
+     "%s (bytes %s ...)\n",
+     where, bytes);
 }
 
 } // namespace mg
