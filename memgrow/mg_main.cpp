@@ -2,6 +2,7 @@
 #include "mg_blocks.hpp"
 #include "mg_device.hpp"
 #include "mg_errors.hpp"
+#include "mg_exec.hpp"
 #include "mg_heap.hpp"
 #include "mg_host_insns.hpp"
 #include "mg_leak.hpp"
@@ -20,6 +21,7 @@ namespace {
 void post_clo_init() {
     check_options();
     host_insns_init();
+    exec_init();
     suppressions_init();
     timeline_init();
 }
@@ -51,6 +53,7 @@ IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout*, const VexG
 }
 
 void fini(Int /*exitcode*/) {
+    if (launcher_subshell()) return;
     // A process that dies of a signal or calls _exit never reaches exit():
     // its teardown is now.
     host_insns_report_fatal();
@@ -104,6 +107,7 @@ void pre_clo_init() {
     VG_(track_die_mem_brk)(on_munmap);
     VG_(track_pre_deliver_signal)(on_deliver_signal);
     heap_init();
+    exec_pre_init();
     errors_init();
     sites_init();
     blocks_init();

@@ -61,8 +61,49 @@ static Bool parse_warmup(const HChar* arg, const HChar* val) {
     return True;
 }
 
+// Valgrind's integer macros read an empty value as 0 and let a long one
+// wrap around; its set parser reads an empty value as "none". Every memgrow
+// option is checked for both before its own parser runs.
+static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes", "--depth",
+                                               "--mark-warmup", "--top", "--quarantine-bytes"};
+static const HChar* const kOtherValueOptions[] = {"--time-unit",
+                                                  "--warmup",
+                                                  "--leak-check",
+                                                  "--show-leak-kinds",
+                                                  "--leak-check-heuristics",
+                                                  "--errors-for",
+                                                  "--python",
+                                                  "--emulate-insns",
+                                                  "--cuda",
+                                                  "--python-malloc",
+                                                  "--pytorch-caching",
+                                                  "--follow-launchers",
+                                                  "--python-test-layout-mismatch"};
+
+// The value of arg if it is "name=value", else null.
+static const HChar* value_of(const HChar* arg, const HChar* name) {
+    SizeT n = VG_(strlen)(name);
+    return VG_(strncmp)(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : nullptr;
+}
+
+static void check_value(const HChar* arg) {
+    for (const HChar* name : kNumericOptions) {
+        const HChar* v = value_of(arg, name);
+        if (!v) continue;
+        if (!*v) VG_(fmsg_bad_option)(arg, "the value is empty: expected a number\n");
+        SizeT digits = VG_(strspn)(v[0] == '-' ? v + 1 : v, "0123456789");
+        if (digits > 18) VG_(fmsg_bad_option)(arg, "the number is too large\n");
+        return;
+    }
+    for (const HChar* name : kOtherValueOptions) {
+        const HChar* v = value_of(arg, name);
+        if (v && !*v) VG_(fmsg_bad_option)(arg, "the value is empty\n");
+    }
+}
+
 Bool process_option(const HChar* arg) {
     const HChar* str;
+    check_value(arg);
     if VG_STR_CLO (arg, "--json-file", clo.json_file) {
         if (clo.json_file[0] == 0) VG_(fmsg_bad_option)(arg, "the file name is empty\n");
     } else if VG_BINT_CLO (arg, "--json-stable-min-bytes", clo.json_stable_min_bytes, 0,
@@ -111,6 +152,7 @@ Bool process_option(const HChar* arg) {
     } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
     } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
     } else if VG_BOOL_CLO (arg, "--pytorch-caching", clo.pytorch_caching) {
+    } else if VG_BOOL_CLO (arg, "--follow-launchers", clo.follow_launchers) {
     } else if VG_STR_CLO (arg, "--emulate-insns", str) {
         if VG_STREQ (str, "auto")
             clo.emulate_insns = EmulateInsns::automatic;
@@ -161,6 +203,8 @@ void print_usage() {
      "    --pytorch-caching=yes|no  no: set PYTORCH_NO_CUDA_MEMORY_CACHING=1 for the\n"
      "                              client unless set, so each tensor is a device\n"
      "                              allocation of its own, at its Python line [yes]\n"
+     "    --follow-launchers=yes|no  follow the execs of a client that is a shell\n"
+     "                              or env (pyenv's shims, wrapper scripts) [yes]\n"
      "    --emulate-insns=auto|always|no  perform RDTSCP and RDPID on the host when\n"
      "                              Valgrind cannot decode them; always: RDTSCP\n"
      "                              even where it can (tests) [auto]\n");

@@ -40,6 +40,8 @@ struct Options {
     bool pytorch_caching = true;
     // --emulate-insns: instructions the host runs but VEX refuses
     EmulateInsns emulate_insns = EmulateInsns::automatic;
+    // --follow-launchers: a shell or env client's execs are followed
+    bool follow_launchers = true;
 };
 
 extern Options clo;

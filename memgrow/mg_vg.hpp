@@ -46,3 +46,6 @@ extern "C" Bool VG_(clo_default_supp);
 extern "C" Int VG_(clo_gen_suppressions);
 // Whether the core explains decode failures (--sigill-diagnostics).
 extern "C" Bool VG_(clo_sigill_diag);
+// Whether execs are followed (--trace-children): memgrow follows launchers.
+extern "C" Bool VG_(clo_trace_children);
+extern "C" Int VG_(access)(const HChar* path, Bool irusr, Bool iwusr, Bool ixusr);
