@@ -249,6 +249,15 @@ class Clients(TestCase):
             self.assertEqual(r.report["command"], [outer, "plain"])
             self.assertFalse(sites_at(r.report, file="misbehave.c"))
 
+    def test_virtual_environment(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            venv = os.path.join(tmp, "venv")
+            subprocess.run(["/usr/bin/python3", "-m", "venv", "--without-pip", venv], check=True)
+            r = run([os.path.join(venv, "bin", "python"), "-c", "import sys; print('prefix', sys.prefix)"],
+                    options=["--leak-check=no"])
+            self.assertEqual(r.rc, 0, r.log)
+            self.assertIn(f"prefix {venv}", r.log)
+
     @unittest.skipUnless(os.path.exists(os.path.expanduser("~/.pyenv/shims/python3")),
                          "no pyenv shim on this machine")
     def test_pyenv_shim(self):
