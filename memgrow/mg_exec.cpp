@@ -107,7 +107,9 @@ void pre_syscall(ThreadId, UInt sysno, UWord* args, UInt) {
     ("memgrow: the client execs %s, which Valgrind does not follow: "
      "--trace-children=yes follows it%s\n",
      path, forked_child ? "" : "; the report covers what ran before");
-    if (!forked_child) report_now(clo.json_file, true);
+    ReportHow how;
+    how.summary = true;
+    if (!forked_child) report_now(clo.json_file, how);
 }
 
 void post_syscall(ThreadId, UInt sysno, UWord*, UInt, SysRes) {

@@ -6,7 +6,9 @@
 #include "mg_heap.hpp"
 #include "mg_host_insns.hpp"
 #include "mg_leak.hpp"
+#include "mg_live.hpp"
 #include "mg_options.hpp"
+#include "mg_projection.hpp"
 #include "mg_python.hpp"
 #include "mg_client_memory.hpp"
 #include "mg_requests.hpp"
@@ -22,6 +24,8 @@ void post_clo_init() {
     check_options();
     host_insns_init();
     exec_init();
+    live_init();
+    projection_init();
     suppressions_init();
     timeline_init();
 }
@@ -59,13 +63,16 @@ void fini(Int /*exitcode*/) {
     host_insns_report_fatal();
     python_settle_warmup();
     timeline_teardown(0);
-    report_now(clo.json_file, true, true);
+    ReportHow how;
+    how.summary = how.at_exit = true;
+    report_now(clo.json_file, how);
     if (VG_(clo_verbosity) > 1) {
         StackCacheStats st = stack_cache_stats();
         VG_(umsg)
         ("memgrow: stack cache: %'llu hits, %'llu misses; %'u sites\n", st.hits, st.misses,
          site_count());
         python_print_stats();
+        live_print_stats();
     }
 }
 
@@ -108,6 +115,7 @@ void pre_clo_init() {
     VG_(track_pre_deliver_signal)(on_deliver_signal);
     heap_init();
     exec_pre_init();
+    live_pre_init();
     errors_init();
     sites_init();
     blocks_init();

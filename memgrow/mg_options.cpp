@@ -66,19 +66,14 @@ static Bool parse_warmup(const HChar* arg, const HChar* val) {
 // option is checked for both before its own parser runs.
 static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes", "--depth",
                                                "--mark-warmup", "--top", "--quarantine-bytes"};
-static const HChar* const kOtherValueOptions[] = {"--time-unit",
-                                                  "--warmup",
-                                                  "--leak-check",
-                                                  "--show-leak-kinds",
-                                                  "--leak-check-heuristics",
-                                                  "--errors-for",
-                                                  "--python",
-                                                  "--emulate-insns",
-                                                  "--cuda",
-                                                  "--python-malloc",
-                                                  "--pytorch-caching",
-                                                  "--follow-launchers",
-                                                  "--python-test-layout-mismatch"};
+static const HChar* const kOtherValueOptions[] = {
+    "--time-unit",        "--report-every",
+    "--warmup",           "--leak-check",
+    "--show-leak-kinds",  "--leak-check-heuristics",
+    "--errors-for",       "--python",
+    "--emulate-insns",    "--cuda",
+    "--python-malloc",    "--pytorch-caching",
+    "--follow-launchers", "--python-test-layout-mismatch"};
 
 // The value of arg if it is "name=value", else null.
 static const HChar* value_of(const HChar* arg, const HChar* name) {
@@ -99,6 +94,82 @@ static void check_value(const HChar* arg) {
         const HChar* v = value_of(arg, name);
         if (v && !*v) VG_(fmsg_bad_option)(arg, "the value is empty\n");
     }
+}
+
+// --report-every=30s|10m|1h|500ms (wall time) or N% (of the clock).
+static Bool parse_report_every(const HChar* arg, const HChar* val) {
+    HChar* end;
+    Long n = VG_(strtoll10)(val, &end);
+    ULong unit_ms = 0;
+    if (VG_STREQ(end, "ms"))
+        unit_ms = 1;
+    else if (VG_STREQ(end, "s"))
+        unit_ms = 1000;
+    else if (VG_STREQ(end, "m"))
+        unit_ms = 60 * 1000;
+    else if (VG_STREQ(end, "h"))
+        unit_ms = 3600 * 1000;
+    if (end == val || n <= 0 || VG_(strlen)(val) > 12 || (!unit_ms && !VG_STREQ(end, "%"))) {
+        VG_(fmsg_bad_option)
+        (arg, "expected a positive duration (500ms, 30s, 10m, 1h) or a "
+              "share of the clock (10%%)\n");
+        return False;
+    }
+    clo.report_every_ms = unit_ms ? static_cast<ULong>(n) * unit_ms : 0;
+    clo.report_every_percent = unit_ms ? 0 : static_cast<UInt>(n);
+    return True;
+}
+
+// --limit=SIZE: bytes, or K, M, G, T (powers of 1024, as cgroups and
+// container runtimes count), an optional B or iB after the letter.
+static Bool parse_limit(const HChar* arg, const HChar* val) {
+    HChar* end;
+    Long n = VG_(strtoll10)(val, &end);
+    ULong scale = 1;
+    switch (VG_(tolower)(*end)) {
+    case 'k':
+        scale = 1ull << 10, ++end;
+        break;
+    case 'm':
+        scale = 1ull << 20, ++end;
+        break;
+    case 'g':
+        scale = 1ull << 30, ++end;
+        break;
+    case 't':
+        scale = 1ull << 40, ++end;
+        break;
+    }
+    if (scale > 1 && VG_(strcasecmp)(end, "ib") == 0) end += 2;
+    if (VG_(tolower)(*end) == 'b') ++end;
+    if (end == val || n <= 0 || *end || static_cast<ULong>(n) > (1ull << 50) / scale) {
+        VG_(fmsg_bad_option)(arg, "expected a size in bytes, or with K, M, G or T (16G)\n");
+        return False;
+    }
+    clo.limit_bytes = static_cast<ULong>(n) * scale;
+    return True;
+}
+
+// --mark-rate=N/s, N/m or N/h (N may have decimals): the program's real
+// rate of marks, which Valgrind cannot see.
+static Bool parse_mark_rate(const HChar* arg, const HChar* val) {
+    HChar* end;
+    Long whole = VG_(strtoll10)(val, &end);
+    double n = static_cast<double>(whole), scale = 1;
+    bool digits = end != val;
+    if (*end == '.')
+        for (++end; *end >= '0' && *end <= '9'; ++end)
+            scale /= 10, n += (*end - '0') * scale, digits = true;
+    double per_h = VG_STREQ(end, "/s")   ? 3600
+                   : VG_STREQ(end, "/m") ? 60
+                   : VG_STREQ(end, "/h") ? 1
+                                         : 0;
+    if (!digits || whole < 0 || n <= 0 || per_h == 0 || VG_(strlen)(val) > 24) {
+        VG_(fmsg_bad_option)(arg, "expected marks per second, minute or hour (100/s, 2.5/h)\n");
+        return False;
+    }
+    clo.mark_rate_per_h = n * per_h;
+    return True;
 }
 
 Bool process_option(const HChar* arg) {
@@ -153,6 +224,12 @@ Bool process_option(const HChar* arg) {
     } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
     } else if VG_BOOL_CLO (arg, "--pytorch-caching", clo.pytorch_caching) {
     } else if VG_BOOL_CLO (arg, "--follow-launchers", clo.follow_launchers) {
+    } else if VG_STR_CLO (arg, "--report-every", str) {
+        return parse_report_every(arg, str);
+    } else if VG_STR_CLO (arg, "--limit", str) {
+        return parse_limit(arg, str);
+    } else if VG_STR_CLO (arg, "--mark-rate", str) {
+        return parse_mark_rate(arg, str);
     } else if VG_STR_CLO (arg, "--emulate-insns", str) {
         if VG_STREQ (str, "auto")
             clo.emulate_insns = EmulateInsns::automatic;
@@ -203,6 +280,13 @@ void print_usage() {
      "    --pytorch-caching=yes|no  no: set PYTORCH_NO_CUDA_MEMORY_CACHING=1 for the\n"
      "                              client unless set, so each tensor is a device\n"
      "                              allocation of its own, at its Python line [yes]\n"
+     "    --report-every=<time>|<p>%%  rewrite the JSON report every so often while\n"
+     "                              the program runs: 30s, 10m, 1h of wall time, or\n"
+     "                              whenever the clock grew by p%% [no snapshots]\n"
+     "    --limit=<size>            the memory limit to project the growth to: bytes,\n"
+     "                              or with K, M, G, T [the cgroup's limit, if any]\n"
+     "    --mark-rate=<n>/s|/m|/h   the program's real rate of marks, to give the\n"
+     "                              projection in hours [none]\n"
      "    --follow-launchers=yes|no  follow the execs of a client that is a shell\n"
      "                              or env (pyenv's shims, wrapper scripts) [yes]\n"
      "    --emulate-insns=auto|always|no  perform RDTSCP and RDPID on the host when\n"

@@ -42,6 +42,14 @@ struct Options {
     EmulateInsns emulate_insns = EmulateInsns::automatic;
     // --follow-launchers: a shell or env client's execs are followed
     bool follow_launchers = true;
+    // --report-every: a snapshot every so many ms of wall time, or whenever
+    // the clock grew by this percentage (0: none)
+    ULong report_every_ms = 0;
+    UInt report_every_percent = 0;
+    // --limit (bytes; 0: the cgroup's) and --mark-rate (marks per hour; 0:
+    // not given) for the projection to the limit
+    ULong limit_bytes = 0;
+    double mark_rate_per_h = 0;
 };
 
 extern Options clo;

@@ -1,6 +1,7 @@
 #include "mg_errors.hpp"
 #include "mg_host_insns.hpp"
 #include "mg_options.hpp"
+#include "mg_projection.hpp"
 #include "mg_report.hpp"
 #include "mg_symbols.hpp"
 #include "mg_timeline.hpp"
@@ -311,6 +312,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.member_u("first_at", tl.first_mark_at);
     w.member_u("per_bucket", tl.marks.width);
     w.end_object();
+    projection_write_json(w, projection_of(a), a);
     write_buckets(w, a);
     if (a.leaks) write_leak_check(w, a);
     // --json-stable-min-bytes: small stable sites are counted, not listed

@@ -1,6 +1,7 @@
 // The summary a person reads in the Valgrind log: totals, then the top sites
 // of each class (growing first) with their evidence and stacks.
 #include "mg_options.hpp"
+#include "mg_projection.hpp"
 #include "mg_report.hpp"
 #include "mg_suppressions.hpp"
 #include "mg_symbols.hpp"
@@ -113,6 +114,7 @@ void print_summary(const Analysis& a) {
      a.suppressed_bytes);
     if (tl.n_marks) VG_(umsg)
     ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks, tl.first_mark_at);
+    projection_print(projection_of(a), a);
     VG_(umsg)("\n");
 
     UInt* order = static_cast<UInt*>(VG_(malloc)("mg.log.order", (a.n_sites + 1) * sizeof(UInt)));

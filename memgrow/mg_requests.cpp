@@ -46,10 +46,11 @@ UWord client_config(Addr buf, SizeT size) {
 
 } // namespace
 
-bool report_now(const HChar* pattern, bool summary, bool at_exit) {
-    if (clo.leak_check != LeakCheck::no) leak_scan();
+bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
+    if (how.scan && clo.leak_check != LeakCheck::no) leak_scan();
     Analysis a;
     analyse(&a);
+    bool summary = how.summary, at_exit = how.at_exit;
     if (summary) {
         print_leaks(a, false);
         print_summary(a);
@@ -67,7 +68,10 @@ bool report_now(const HChar* pattern, bool summary, bool at_exit) {
     HChar* path = report_file_name(pattern, forked_child);
     bool ok = write_json_report(path, a);
     if (ok && summary) VG_(umsg)("memgrow: JSON report written to %s\n", path);
-    VG_(free)(path);
+    if (ok && written)
+        *written = path;
+    else
+        VG_(free)(path);
     analysis_release(&a);
     return ok;
 }
@@ -107,9 +111,9 @@ bool monitor_command(const HChar* command) {
          "  leak_check [full|summary] [increased|any]\n"
          "        scan for leaks now; list the loss records that are new or\n"
          "        increased since the previous scan [full increased]\n"
-         "  report [<file>]\n"
-         "        print the summary and write the JSON report now\n"
-         "        [--json-file]\n");
+         "  report [<file>] [leaks]\n"
+         "        write the JSON report of the run so far to <file> [--json-file]\n"
+         "        and print its name; leaks: scan for leaks first\n");
         return true;
     }
     if (word_is(word, "leak_check")) {
@@ -132,8 +136,26 @@ bool monitor_command(const HChar* command) {
         return true;
     }
     if (word_is(word, "report")) {
-        const HChar* file = VG_(strtok_r)(nullptr, " ", &save);
-        report_now(file ? file : clo.json_file, true); // says where, or why not
+        const HChar* file = nullptr;
+        ReportHow how;
+        how.scan = false;
+        while ((word = VG_(strtok_r)(nullptr, " ", &save))) {
+            if (word_is(word, "leaks"))
+                how.scan = true;
+            else if (!file)
+                file = word;
+            else {
+                VG_(gdb_printf)("report: unexpected argument '%s' (try: help)\n", word);
+                return true;
+            }
+        }
+        HChar* path = nullptr;
+        if (report_now(file ? file : clo.json_file, how, &path)) {
+            VG_(gdb_printf)("memgrow: report written to %s\n", path);
+            VG_(free)(path);
+        } else {
+            VG_(gdb_printf)("memgrow: the report could not be written (see the log)\n");
+        }
         return true;
     }
     return false;
@@ -162,7 +184,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
             }
             pattern = text;
         }
-        *ret = report_now(pattern, false) ? 1 : 0;
+        *ret = report_now(pattern, ReportHow{}) ? 1 : 0;
         break;
     }
     case VG_USERREQ__MEMGROW_LEAK_CHECK:

@@ -5,9 +5,11 @@ build directory holding vg-in-place and the test programs.
 """
 import json
 import os
+import queue
 import sys
 import subprocess
 import tempfile
+import threading
 import unittest
 
 BUILD = os.environ.get("MG_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -84,6 +86,78 @@ def python_executables():
     """The interpreters that start without a wrapper command line (the two
     3.11s), by name: their executables."""
     return {name: py.argv[0] for name, py in python_interpreters().items() if len(py.argv) == 1}
+
+
+VGDB = "/usr/bin/vgdb"
+SERVICE_TIMEOUT = 120
+
+
+class Service:
+    """A program under memgrow with its gdbserver on, stepped through its
+    phases by creating files (`go`, `stop` in tmp, which argv may name),
+    read line by line and queried with vgdb."""
+
+    def __init__(self, tmp, argv, options=()):
+        self.tmp = tmp
+        self.prefix = os.path.join(tmp, "vgdb")
+        self.go = os.path.join(tmp, "go")
+        self.stop = os.path.join(tmp, "stop")
+        self.log_path = os.path.join(tmp, "valgrind.log")
+        self.json = os.path.join(tmp, "report.json")
+        self.lines = queue.Queue()
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(
+            [VALGRIND, "--tool=memgrow", "--vgdb=yes", f"--vgdb-prefix={self.prefix}",
+             f"--json-file={self.json}", *options, *argv],
+            cwd=tmp, stdout=subprocess.PIPE, stderr=self._log, text=True)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def log(self):
+        self._log.flush()
+        with open(self.log_path) as f:
+            return f.read()
+
+    def expect(self, text, timeout=SERVICE_TIMEOUT):
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no {text!r} from the service in {timeout} s:\n{self.log()}")
+        if line != text:
+            raise AssertionError(f"the service printed {line!r}, not {text!r}:\n{self.log()}")
+
+    def vgdb(self, *command):
+        p = subprocess.run([VGDB, f"--vgdb-prefix={self.prefix}", f"--pid={self.proc.pid}",
+                            *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=60)
+        if p.returncode != 0:
+            raise AssertionError(f"vgdb {' '.join(command)}: exit {p.returncode}\n"
+                                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}\nlog:\n{self.log()}")
+        return p.stdout
+
+    def touch(self, path):
+        with open(path, "w"):
+            pass
+
+    def finish(self, path=None):
+        """Creates `path` (default: the stop file) and waits for the end."""
+        self.touch(path or self.stop)
+        rc = self.proc.wait(timeout=SERVICE_TIMEOUT)
+        self._reader.join(timeout=10)
+        return rc
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=30)
+        if self.proc.stdout:
+            self.proc.stdout.close()
+        self._log.close()
 
 
 def memgrow_report(*args):

@@ -10,12 +10,9 @@
 """
 import json
 import os
-import queue
 import re
-import subprocess
 import sys
 import tempfile
-import threading
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -23,9 +20,7 @@ import mgtest  # noqa: E402
 from mgtest import TestCase, program, run, sites_at, source_line  # noqa: E402
 
 SRC = "tests/regress"
-VGDB = "/usr/bin/vgdb"
 # Native runs of leak_service are short (it spins until told to go on).
-SERVICE_TIMEOUT = 120
 
 # "10 (+10) bytes in 1 (+1) blocks are definitely lost in loss record 1 of 2",
 # also memcheck's "X (Y direct, Z indirect) bytes in ..." for definite records
@@ -180,72 +175,6 @@ class LeakCheckOnDemand(TestCase):
             self.assertEqual({s["class"] for s in sites}, {"leaked"})
 
 
-class Service:
-    """leak_service under memgrow with its gdbserver on; stepped through its
-    phases by creating files, queried with vgdb."""
-
-    def __init__(self, tmp):
-        self.tmp = tmp
-        self.prefix = os.path.join(tmp, "vgdb")
-        self.go = os.path.join(tmp, "go")
-        self.stop = os.path.join(tmp, "stop")
-        self.log_path = os.path.join(tmp, "valgrind.log")
-        self.json = os.path.join(tmp, "report.json")
-        self.lines = queue.Queue()
-        self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(
-            [mgtest.VALGRIND, "--tool=memgrow", "--vgdb=yes", f"--vgdb-prefix={self.prefix}",
-             f"--json-file={self.json}", program("leak_service"), self.go, self.stop],
-            cwd=tmp, stdout=subprocess.PIPE, stderr=self._log, text=True)
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self):
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-        self.lines.put(None)
-
-    def log(self):
-        self._log.flush()
-        with open(self.log_path) as f:
-            return f.read()
-
-    def expect(self, text, timeout=SERVICE_TIMEOUT):
-        try:
-            line = self.lines.get(timeout=timeout)
-        except queue.Empty:
-            raise AssertionError(f"no {text!r} from leak_service in {timeout} s:\n{self.log()}")
-        if line != text:
-            raise AssertionError(f"leak_service printed {line!r}, not {text!r}:\n{self.log()}")
-
-    def vgdb(self, *command):
-        p = subprocess.run([VGDB, f"--vgdb-prefix={self.prefix}", f"--pid={self.proc.pid}",
-                            *command], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=60)
-        if p.returncode != 0:
-            raise AssertionError(f"vgdb {' '.join(command)}: exit {p.returncode}\n"
-                                 f"stdout:\n{p.stdout}\nstderr:\n{p.stderr}\nlog:\n{self.log()}")
-        return p.stdout
-
-    def touch(self, path):
-        with open(path, "w"):
-            pass
-
-    def finish(self):
-        self.touch(self.stop)
-        rc = self.proc.wait(timeout=SERVICE_TIMEOUT)
-        self._reader.join(timeout=10)
-        return rc
-
-    def close(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(timeout=30)
-        if self.proc.stdout:
-            self.proc.stdout.close()
-        self._log.close()
-
-
 class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
     maxDiff = None
 
@@ -255,7 +184,8 @@ class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
         once = ("leak_service.c", source_line(src, "/* ONCE_LOST_HERE"))
         new = ("leak_service.c", source_line(src, "/* NEW_LOST_HERE"))
         with tempfile.TemporaryDirectory(prefix="memgrow-test-vgdb-") as tmp:
-            svc = Service(tmp)
+            svc = mgtest.Service(tmp, [program("leak_service"), os.path.join(tmp, "go"),
+                                          os.path.join(tmp, "stop")])
             try:
                 svc.expect("ready 1")
                 helptext = svc.vgdb("help")
