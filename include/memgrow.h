@@ -61,7 +61,17 @@ typedef enum {
        NULL, arg2: its size. Returns MemgrowClientConfig bits, 0 when not
        under memgrow; with MEMGROW_CONFIG_PYTHON_PATH the buffer holds the
        directory of memgrow's Python package. */
-    VG_USERREQ__MEMGROW_CLIENT_CONFIG
+    VG_USERREQ__MEMGROW_CLIENT_CONFIG,
+    /* The host heap's live bytes now (every site's blocks). */
+    VG_USERREQ__MEMGROW_LIVE_BYTES,
+    /* Growth since a checkpoint, for test harnesses (memgrow.pytest). arg1:
+       a buffer or NULL, arg2: its size, arg3: 1 to set a new checkpoint
+       after answering. Returns the host heap's live bytes added since the
+       previous checkpoint (a negative number when it shrank); the buffer
+       gets the site that added the most, as "function (file:line) +N
+       bytes", innermost frame in the program's own code, Python's first,
+       or "" when none grew. */
+    VG_USERREQ__MEMGROW_GROWTH_SINCE
 } MemgrowClientRequest;
 
 /* Memory spaces of a site (the JSON report's "space"). */
@@ -139,6 +149,17 @@ typedef enum { MEMGROW_ACCESS_READ = 1, MEMGROW_ACCESS_WRITE = 2 } MemgrowAccess
             0, VG_USERREQ__MEMGROW_LEAK_CHECK, 0, 0, 0, 0, 0);                                     \
         _mg_res;                                                                                   \
     })
+
+/* The host heap's live bytes now; 0 when not under memgrow. */
+#define MEMGROW_LIVE_BYTES()                                                                       \
+    ((unsigned long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_LIVE_BYTES, 0, 0, 0, 0, \
+                                                    0))
+
+/* Live bytes added since the last checkpoint (long; 0 when not under
+   memgrow), the top site into buf; checkpoint != 0 starts a new one. */
+#define MEMGROW_GROWTH_SINCE(buf, size, checkpoint)                                                \
+    ((long)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_GROWTH_SINCE, (buf), (size),     \
+                                           (checkpoint), 0, 0))
 
 /* memgrow-internal: VG_USERREQ__MEMGROW_CLIENT_CONFIG's answer. */
 #define MEMGROW_CLIENT_CONFIG(buf, size)                                                           \

@@ -1,6 +1,8 @@
 #include "mg_live.hpp"
 #include "mg_options.hpp"
 #include "mg_requests.hpp"
+#include "mg_sites.hpp"
+#include "mg_symbols.hpp"
 #include "mg_timeline.hpp"
 
 namespace mg {
@@ -57,6 +59,56 @@ void live_pre_init() {
 void live_init() {
     next_ms = clo.report_every_ms;
     next_clock = 1;
+}
+
+ULong live_bytes_now() {
+    ULong live = 0;
+    for (UInt id = 0; id < site_count(); ++id) {
+        const Site* s = site_at(id);
+        if (s->space == Space::host) live += s->live_bytes_now;
+    }
+    return live;
+}
+
+namespace {
+// Each host site's live bytes at the checkpoint (sites made since count 0).
+ULong* checkpoint_bytes;
+UInt checkpoint_sites;
+ULong checkpoint_total;
+} // namespace
+
+Long growth_since(HChar* top, SizeT size, bool checkpoint) {
+    ULong total = live_bytes_now();
+    Long best = 0;
+    Int best_id = -1;
+    for (UInt id = 0; id < site_count(); ++id) {
+        const Site* s = site_at(id);
+        if (s->space != Space::host) continue;
+        Long d = static_cast<Long>(s->live_bytes_now) -
+                 static_cast<Long>(id < checkpoint_sites ? checkpoint_bytes[id] : 0);
+        if (d > best) best = d, best_id = static_cast<Int>(id);
+    }
+    if (top && size) {
+        top[0] = 0;
+        if (best_id >= 0) {
+            HChar title[256];
+            site_title(site_at(static_cast<UInt>(best_id)), title, sizeof title);
+            VG_(snprintf)(top, size, "%s +%lld bytes", title[0] ? title : "???", best);
+        }
+    }
+    Long delta = static_cast<Long>(total) - static_cast<Long>(checkpoint_total);
+    if (checkpoint) {
+        if (site_count() > checkpoint_sites) {
+            if (checkpoint_bytes) VG_(free)(checkpoint_bytes);
+            checkpoint_sites = site_count() + site_count() / 2 + 64;
+            checkpoint_bytes =
+                static_cast<ULong*>(VG_(malloc)("mg.checkpoint", checkpoint_sites * sizeof(ULong)));
+        }
+        for (UInt id = 0; id < checkpoint_sites; ++id)
+            checkpoint_bytes[id] = id < site_count() ? site_at(id)->live_bytes_now : 0;
+        checkpoint_total = total;
+    }
+    return delta;
 }
 
 void live_print_stats() {

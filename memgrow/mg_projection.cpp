@@ -94,22 +94,6 @@ void clock_phrase(double to, double rate, HChar* out, SizeT size) {
     }
 }
 
-// The frame a person names the site by: its innermost Python frame, else
-// its innermost frame outside the system's libraries.
-struct Title {
-    HChar text[256];
-    bool done;
-};
-void take_title(const Frame& f, void* ctx) {
-    auto* t = static_cast<Title*>(ctx);
-    if (t->done || !f.function) return;
-    bool system = f.object && (VG_(strncmp)(f.object, "/usr/lib", 8) == 0 ||
-                               VG_(strncmp)(f.object, "/lib", 4) == 0);
-    if (!f.python && (system || !f.file)) return;
-    VG_(snprintf)(t->text, sizeof t->text, "%s (%s:%d)", f.function, f.file, f.line);
-    t->done = true;
-}
-
 double site_rate(const Projection& p, const Analysis& a, UInt id) {
     const Growth& g = a.growth[id];
     if (g.cls != SiteClass::growing) return 0;
@@ -195,12 +179,12 @@ void projection_print(const Projection& p, const Analysis& a) {
         clock_phrase(to, p.in.per_clock, when, sizeof when);
     }
     if (p.top_site >= 0) {
-        Title t{};
-        for_each_frame(site_at(static_cast<UInt>(p.top_site)), take_title, &t);
-        if (t.done) {
+        HChar title[256];
+        site_title(site_at(static_cast<UInt>(p.top_site)), title, sizeof title);
+        if (title[0]) {
             HChar pct[16];
             format_decimal(100 * projection_share(p, a, static_cast<UInt>(p.top_site)), 0, pct);
-            VG_(snprintf)(share, sizeof share, ", %s%% of it at %s", pct, t.text);
+            VG_(snprintf)(share, sizeof share, ", %s%% of it at %s", pct, title);
         }
     }
     VG_(umsg)

@@ -3,6 +3,7 @@
 #include "mg_device.hpp"
 #include "mg_errors.hpp"
 #include "mg_suppressions.hpp"
+#include "mg_live.hpp"
 #include "mg_options.hpp"
 #include "mg_report.hpp"
 #include "mg_timeline.hpp"
@@ -221,6 +222,21 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
     case VG_USERREQ__MEMGROW_CLIENT_CONFIG:
         *ret = client_config(args[1], args[2]);
         break;
+    case VG_USERREQ__MEMGROW_LIVE_BYTES:
+        *ret = live_bytes_now();
+        break;
+    case VG_USERREQ__MEMGROW_GROWTH_SINCE: {
+        HChar top[sizeof text];
+        Long d = growth_since(top, sizeof top, args[3] != 0);
+        SizeT len = VG_(strlen)(top) + 1, size = args[2];
+        // The client's buffer, checked: a garbage pointer gets nothing.
+        if (args[1] && size && VG_(am_is_valid_for_client)(args[1], size, VKI_PROT_WRITE)) {
+            if (len > size) len = size, top[size - 1] = 0;
+            VG_(memcpy)(reinterpret_cast<void*>(args[1]), top, len);
+        }
+        *ret = static_cast<UWord>(d);
+        break;
+    }
     default:
         return False;
     }

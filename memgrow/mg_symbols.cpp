@@ -145,4 +145,39 @@ void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor vis
     }
 }
 
+namespace {
+
+struct Titles {
+    HChar user[256], python[256], native[256];
+};
+
+bool library_python_file(const HChar* file) {
+    return file[0] == '<' || VG_(strstr)(file, "/lib/python") || VG_(strstr)(file, "-packages/");
+}
+
+void take_title(const Frame& f, void* ctx) {
+    auto* t = static_cast<Titles*>(ctx);
+    if (!f.function) return;
+    HChar* slot = nullptr;
+    if (f.python && f.file) {
+        if (!t->user[0] && !library_python_file(f.file))
+            slot = t->user;
+        else if (!t->python[0])
+            slot = t->python;
+    } else if (!t->native[0] && f.file && f.object && VG_(strncmp)(f.object, "/usr/lib", 8) != 0 &&
+               VG_(strncmp)(f.object, "/lib", 4) != 0) {
+        slot = t->native;
+    }
+    if (slot) VG_(snprintf)(slot, sizeof t->user, "%s (%s:%d)", f.function, f.file, f.line);
+}
+
+} // namespace
+
+void site_title(const Site* s, HChar* out, SizeT size) {
+    Titles t{};
+    for_each_frame(s, take_title, &t);
+    const HChar* best = t.user[0] ? t.user : t.python[0] ? t.python : t.native;
+    VG_(snprintf)(out, size, "%s", best);
+}
+
 } // namespace mg

@@ -18,3 +18,11 @@ unsigned long memgrow_leak_check(void) {
 int memgrow_report(const char* file) {
     return MEMGROW_REPORT(file);
 }
+
+unsigned long memgrow_live_bytes(void) {
+    return MEMGROW_LIVE_BYTES();
+}
+
+long memgrow_growth_since(char* top, unsigned long size, int checkpoint) {
+    return MEMGROW_GROWTH_SINCE(top, size, checkpoint);
+}

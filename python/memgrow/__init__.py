@@ -16,7 +16,7 @@ loaded the functions are no-ops too.
 import ctypes
 import os
 
-__all__ = ["running", "mark", "leak_check", "report"]
+__all__ = ["running", "mark", "leak_check", "report", "live_bytes", "growth_since"]
 
 
 def _load():
@@ -33,6 +33,10 @@ def _load():
     lib.memgrow_leak_check.restype = ctypes.c_ulong
     lib.memgrow_report.argtypes = [ctypes.c_char_p]
     lib.memgrow_report.restype = ctypes.c_int
+    lib.memgrow_live_bytes.argtypes = []
+    lib.memgrow_live_bytes.restype = ctypes.c_ulong
+    lib.memgrow_growth_since.argtypes = [ctypes.c_char_p, ctypes.c_ulong, ctypes.c_int]
+    lib.memgrow_growth_since.restype = ctypes.c_long
     return lib
 
 
@@ -67,3 +71,21 @@ def report(path=None):
     """Writes the JSON report now, to `path` (%p and %q{VAR} expanded) or to
     the --json-file name; True when written."""
     return bool(_lib is not None and _lib.memgrow_report(_encode(path)))
+
+
+def live_bytes():
+    """The heap's live bytes now, exactly (every block the program holds); 0
+    when not running under memgrow."""
+    return _lib.memgrow_live_bytes() if _lib is not None else 0
+
+
+def growth_since(checkpoint=False):
+    """(bytes, site): the live bytes added since the last checkpoint, and the
+    site that added the most ("function (file:line) +N bytes", empty when
+    none grew); checkpoint=True starts a new checkpoint after answering.
+    (0, "") when not running under memgrow."""
+    if _lib is None:
+        return 0, ""
+    buf = ctypes.create_string_buffer(512)
+    delta = _lib.memgrow_growth_since(buf, len(buf), 1 if checkpoint else 0)
+    return delta, buf.value.decode("utf-8", "replace")

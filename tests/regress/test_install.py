@@ -32,6 +32,17 @@ class Install(TestCase):
             self.assertEqual(p.stdout, f"False {package}/memgrow/__init__.py\n")
             self.assertTrue(os.access(os.path.join(package, "memgrow", "libmemgrow-client.so"),
                                       os.X_OK))
+            # The system's Python finds it through memgrow.pth, natively:
+            # the pytest plugin loads and says it measures with tracemalloc.
+            sitedir = os.environ["MG_PYTHON_SITEDIR"]
+            self.assertTrue(sitedir, "configure found no site directory for the system's Python")
+            with open(dest + os.path.join(sitedir, "memgrow.pth")) as f:
+                self.assertEqual(f.read(), os.path.join(tooldir, "memgrow-python") + "\n")
+            p = subprocess.run(["/usr/bin/python3", "-c", "import memgrow.pytest as p; "
+                                "print(p.parse_size('1 MB'))"],
+                               env=dict(os.environ, PYTHONPATH=package), stdout=subprocess.PIPE,
+                               text=True, check=True)
+            self.assertEqual(p.stdout, "1048576\n")
         # configure found the launcher's own tool directory (the default
         # install target, unless --with-valgrind-tooldir says otherwise).
         launcher = subprocess.run(["valgrind", "-d", "--tool=none", "--help"],

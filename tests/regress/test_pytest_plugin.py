@@ -1,0 +1,80 @@
+"""memgrow's pytest plugin (python/memgrow/pytest.py) on Debian's python3 and
+python3-pytest: under memgrow it fails exactly the test that keeps memory,
+naming its line, from memgrow's exact live bytes; natively it does the same
+with tracemalloc and says so; memgrow_limit fails a test over its limit."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import BUILD, SRC, TestCase, run, source_line  # noqa: E402
+
+SAMPLE = os.path.join(SRC, "tests", "regress", "py_pytest_sample.py")
+PACKAGE = os.path.join(os.path.abspath(BUILD), ".in_place", "memgrow-python")
+KEPT = source_line("tests/regress/py_pytest_sample.py", "KEPT_HERE")
+PYTEST = ["/usr/bin/python3", "-m", "pytest", "-p", "memgrow.pytest", "-p", "no:cacheprovider",
+          "-rf", SAMPLE]
+
+
+def failed(output):
+    return sorted(re.findall(r"^FAILED \S*::(\w+)", output, re.M))
+
+
+class PytestPlugin(TestCase):
+    def check_repeat_rule(self, output, where):
+        self.assertEqual(failed(output), ["test_keeps_a_list_growing"], output)
+        self.assertIn("2 passed", output)
+        m = re.search(r"test_keeps_a_list_growing kept memory in every repetition after the "
+                      r"first: \+([\d,]+), \+([\d,]+), \+([\d,]+) bytes; most at (.*)", output)
+        self.assertTrue(m, output)
+        self.assertTrue(all(int(g.replace(",", "")) >= 4096 for g in m.groups()[:3]), m.group(0))
+        self.assertIn(f"py_pytest_sample.py:{KEPT}", m.group(4))
+        self.assertRegex(m.group(4), where)
+
+    def test_under_memgrow(self):
+        r = run([*PYTEST, "--memgrow-repeat=4", "-k", "not limit"], timeout=600)
+        self.assertEqual(r.rc, 1, r.log)  # pytest: some tests failed
+        self.assertIn("memgrow: kept memory measured by memgrow's exact live heap, 4 run(s) per test",
+                      r.log)
+        self.check_repeat_rule(r.log, r"^test_keeps_a_list_growing \(.*py_pytest_sample.py:\d+\)")
+        # Every run of a test is a mark.
+        self.assertEqual(r.report["marks"]["count"], 3 * 4)
+
+    def test_natively_with_tracemalloc(self):
+        p = subprocess.run([*PYTEST, "--memgrow-repeat=4", "-k", "not limit"],
+                           env=dict(os.environ, PYTHONPATH=PACKAGE), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=300)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("memgrow: kept memory measured by tracemalloc (not under memgrow: Python "
+                      "allocations only)", p.stdout)
+        self.check_repeat_rule(p.stdout, r"^py_pytest_sample.py:\d+ ")
+
+    def test_limits(self):
+        expect = ["test_over_its_limit"]
+        p = subprocess.run([*PYTEST, "-k", "limit"], env=dict(os.environ, PYTHONPATH=PACKAGE),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        self.assertEqual(failed(p.stdout), expect, p.stdout)
+        self.assertRegex(p.stdout, r"test_over_its_limit kept 6\d,\d{3} bytes per run, over its "
+                                   r"memgrow_limit of 16,384")
+        r = run([*PYTEST, "-k", "limit"], timeout=600)
+        self.assertEqual(failed(r.log), expect, r.log)
+
+    def test_a_bad_limit_is_an_error_naming_it(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "test_bad.py")
+            with open(path, "w") as f:
+                f.write("import pytest\n\n@pytest.mark.memgrow_limit('lots')\ndef test_x():\n"
+                        "    pass\n")
+            p = subprocess.run(["/usr/bin/python3", "-m", "pytest", "-p", "memgrow.pytest",
+                                "-p", "no:cacheprovider", path], env=dict(os.environ, PYTHONPATH=PACKAGE),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=300)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("memgrow_limit: not a size: 'lots'", p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
