@@ -172,6 +172,19 @@ static Bool parse_mark_rate(const HChar* arg, const HChar* val) {
     return True;
 }
 
+// One word of a fixed list, stored as the enum value of its position.
+template <class E, UInt N>
+static Bool parse_word(const HChar* arg, const HChar* val, const HChar* const (&words)[N], E* out,
+                       const HChar* expected) {
+    for (UInt i = 0; i < N; ++i)
+        if (VG_STREQ(val, words[i])) {
+            *out = static_cast<E>(i);
+            return True;
+        }
+    VG_(fmsg_bad_option)(arg, "%s\n", expected);
+    return False;
+}
+
 Bool process_option(const HChar* arg) {
     const HChar* str;
     check_value(arg);
@@ -180,14 +193,8 @@ Bool process_option(const HChar* arg) {
     } else if VG_BINT_CLO (arg, "--json-stable-min-bytes", clo.json_stable_min_bytes, 0,
                            1ull << 50) {
     } else if VG_STR_CLO (arg, "--time-unit", str) {
-        if VG_STREQ (str, "B")
-            clo.time_unit = TimeUnit::bytes;
-        else if VG_STREQ (str, "i")
-            clo.time_unit = TimeUnit::instructions;
-        else if VG_STREQ (str, "ms")
-            clo.time_unit = TimeUnit::millis;
-        else
-            VG_(fmsg_bad_option)(arg, "the time unit must be B, i or ms\n");
+        static const HChar* const units[] = {"B", "i", "ms"}; // TimeUnit's order
+        return parse_word(arg, str, units, &clo.time_unit, "the time unit must be B, i or ms");
     } else if VG_BINT_CLO (arg, "--depth", clo.depth, 1, 256) {
     } else if VG_STR_CLO (arg, "--warmup", str) {
         return parse_warmup(arg, str);
@@ -212,14 +219,8 @@ Bool process_option(const HChar* arg) {
     } else if VG_STR_CLO (arg, "--errors-for", str) {
         return parse_set(arg, str, "-,plateau,growing,leaked", &clo.errors_for);
     } else if VG_STR_CLO (arg, "--python", str) {
-        if VG_STREQ (str, "hybrid")
-            clo.python = PythonFrames::hybrid;
-        else if VG_STREQ (str, "only")
-            clo.python = PythonFrames::only;
-        else if VG_STREQ (str, "no")
-            clo.python = PythonFrames::no;
-        else
-            VG_(fmsg_bad_option)(arg, "expected hybrid, only or no\n");
+        static const HChar* const views[] = {"hybrid", "only", "no"}; // PythonFrames' order
+        return parse_word(arg, str, views, &clo.python, "expected hybrid, only or no");
     } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
     } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
     } else if VG_BOOL_CLO (arg, "--pytorch-caching", clo.pytorch_caching) {
@@ -231,14 +232,8 @@ Bool process_option(const HChar* arg) {
     } else if VG_STR_CLO (arg, "--mark-rate", str) {
         return parse_mark_rate(arg, str);
     } else if VG_STR_CLO (arg, "--emulate-insns", str) {
-        if VG_STREQ (str, "auto")
-            clo.emulate_insns = EmulateInsns::automatic;
-        else if VG_STREQ (str, "always")
-            clo.emulate_insns = EmulateInsns::always;
-        else if VG_STREQ (str, "no")
-            clo.emulate_insns = EmulateInsns::no;
-        else
-            VG_(fmsg_bad_option)(arg, "expected auto, always or no\n");
+        static const HChar* const words[] = {"auto", "always", "no"}; // EmulateInsns' order
+        return parse_word(arg, str, words, &clo.emulate_insns, "expected auto, always or no");
     } else {
         return False;
     }

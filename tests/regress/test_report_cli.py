@@ -96,7 +96,7 @@ class ReportCli(unittest.TestCase):
             self.assertEqual(a.read(), b.read())
         self.check(report("diff", baseline, self.new), 0)
         # The first run of a nightly job: no baseline yet.
-        first = os.path.join(self.tmp, "first.json")
+        first = os.path.join(self.tmp, "cache", "first.json")  # in a directory not made yet
         self.check(report("diff", first, self.base, "--baseline-update"), 0)
         self.check(report("diff", first, self.base2), 0)
 
