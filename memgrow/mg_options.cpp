@@ -111,6 +111,8 @@ Bool process_option(const HChar* arg) {
     } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
     } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
     } else if VG_BOOL_CLO (arg, "--pytorch-caching", clo.pytorch_caching) {
+    } else if (vgc::kReallocZeroReachesTool &&
+               VG_BOOL_CLO(arg, "--show-realloc-size-zero", clo.show_realloc_size_zero)) {
     } else {
         return False;
     }
@@ -152,6 +154,10 @@ void print_usage() {
      "    --pytorch-caching=yes|no  no: set PYTORCH_NO_CUDA_MEMORY_CACHING=1 for the\n"
      "                              client unless set, so each tensor is a device\n"
      "                              allocation of its own, at its Python line [yes]\n");
+    if (vgc::kReallocZeroReachesTool)
+        VG_(printf)
+    ("    --show-realloc-size-zero=yes|no  report realloc(p, 0) as an error, as\n"
+     "                              memcheck does [yes]\n");
 }
 
 void print_debug_usage() {

@@ -4,6 +4,11 @@
 
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"
+// Valgrind 3.27's guest state headers end with C11's _Static_assert
+// (configure finds out; mg_vg_compat.hpp holds the other differences).
+#if MG_VG_C11_STATIC_ASSERT
+#define _Static_assert static_assert
+#endif
 extern "C" {
 #include "pub_tool_aspacehl.h"
 #include "pub_tool_aspacemgr.h"
@@ -44,3 +49,5 @@ extern "C" XArray* VG_(clo_suppressions);
 extern "C" void VG_(add_suppression_file)(const HChar* filename);
 extern "C" Bool VG_(clo_default_supp);
 extern "C" Int VG_(clo_gen_suppressions);
+
+#include "mg_vg_compat.hpp"
