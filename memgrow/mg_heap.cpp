@@ -30,7 +30,8 @@ bool zeroing() {
 UChar align_code(SizeT orig_align, SizeT align) {
     SizeT a = orig_align && !(orig_align & (orig_align - 1)) ? orig_align : align;
     UChar code = 1;
-    while (a > 1) a >>= 1, ++code;
+    for (; a > 1; a >>= 1)
+        ++code;
     return code;
 }
 
@@ -188,7 +189,8 @@ void check_default_align(ThreadId tid, const Block* b, const HChar* names) {
     if (b && b->align_log2p1) report_align_mismatch(tid, *b, 0, true, names);
 }
 void check_new_alignment(ThreadId tid, SizeT align) {
-    if (!power_of_2(align)) report_bad_align(tid, align, 0, " (should be non-zero and a power of 2)");
+    if (!power_of_2(align))
+        report_bad_align(tid, align, 0, " (should be non-zero and a power of 2)");
 }
 // aligned_alloc's rules (C11), also free_aligned_sized's.
 void check_aligned_alloc(ThreadId tid, SizeT align, SizeT size) {
@@ -274,8 +276,8 @@ void heap_init() {
     VG_(needs_malloc_replacement)
     (mg_malloc, mg_new, vgc::aligned_new<mg_new_aligned>(), mg_vec_new,
      vgc::aligned_new<mg_vec_new_aligned>(), vgc::memalign<mg_memalign>(), mg_calloc, mg_free,
-     mg_delete, mg_delete_aligned, mg_vec_delete, mg_vec_delete_aligned, mg_realloc,
-     mg_usable_size, 0);
+     mg_delete, mg_delete_aligned, mg_vec_delete, mg_vec_delete_aligned, mg_realloc, mg_usable_size,
+     0);
 }
 
 } // namespace mg

@@ -114,7 +114,9 @@ Bool process_option(const HChar* arg) {
     } else if (vgc::kReallocZeroReachesTool &&
                VG_BOOL_CLO(arg, "--show-realloc-size-zero", clo.show_realloc_size_zero)) {
     } else {
-        return False;
+        // The core's options of tools that replace malloc: --alignment,
+        // --trace-malloc, --realloc-zero-bytes-frees (3.21).
+        return VG_(replacement_malloc_process_cmd_line_option)(arg);
     }
     return True;
 }

@@ -72,8 +72,8 @@ enum class AlignedCall : UChar {
     vec_delete_aligned,
     delete_sized_aligned,
     vec_delete_sized_aligned,
-    free_sized,         // 3.24 (C23)
-    free_aligned_sized, // 3.24 (C23)
+    free_sized,         // 3.23 (C23)
+    free_aligned_sized, // 3.23 (C23)
     unknown
 };
 struct AlignedCheck {
@@ -102,26 +102,17 @@ inline bool read_verify_alignment(UWord arg, AlignedCheck* out) {
     out->orig_align = info->orig_alignment;
     out->size = info->size;
     out->mem = reinterpret_cast<Addr>(info->mem);
-    switch (info->alloc_kind) {
-    case AllocKindMemalign: out->call = AlignedCall::memalign; break;
-    case AllocKindPosixMemalign: out->call = AlignedCall::posix_memalign; break;
-    case AllocKindAlignedAlloc: out->call = AlignedCall::aligned_alloc; break;
-    case AllocKindDeleteDefault: out->call = AlignedCall::delete_default; break;
-    case AllocKindVecDeleteDefault: out->call = AlignedCall::vec_delete_default; break;
-    case AllocKindDeleteSized: out->call = AlignedCall::delete_sized; break;
-    case AllocKindVecDeleteSized: out->call = AlignedCall::vec_delete_sized; break;
-    case AllocKindNewAligned: out->call = AlignedCall::new_aligned; break;
-    case AllocKindVecNewAligned: out->call = AlignedCall::vec_new_aligned; break;
-    case AllocKindDeleteAligned: out->call = AlignedCall::delete_aligned; break;
-    case AllocKindVecDeleteAligned: out->call = AlignedCall::vec_delete_aligned; break;
-    case AllocKindDeleteSizedAligned: out->call = AlignedCall::delete_sized_aligned; break;
-    case AllocKindVecDeleteSizedAligned: out->call = AlignedCall::vec_delete_sized_aligned; break;
+    // The same order as Valgrind's AlignedAllocKind, which only grew at its end.
+    static_assert(UInt(AllocKindVecDeleteSizedAligned) ==
+                  UInt(AlignedCall::vec_delete_sized_aligned));
 #if MG_VG_FREE_SIZED
-    case AllocKindFreeSized: out->call = AlignedCall::free_sized; break;
-    case AllocKindFreeAlignedSized: out->call = AlignedCall::free_aligned_sized; break;
+    static_assert(UInt(AllocKindFreeAlignedSized) == UInt(AlignedCall::free_aligned_sized));
+    constexpr UInt kLast = AllocKindFreeAlignedSized;
+#else
+    constexpr UInt kLast = AllocKindVecDeleteSizedAligned;
 #endif
-    default: out->call = AlignedCall::unknown; break;
-    }
+    UInt kind = info->alloc_kind;
+    out->call = kind <= kLast ? static_cast<AlignedCall>(kind) : AlignedCall::unknown;
     return true;
 #else
     (void)arg;

@@ -23,7 +23,7 @@ import mgtest  # noqa: E402
 from mgtest import TestCase, program, run, sites_at, source_line  # noqa: E402
 
 SRC = "tests/regress"
-VGDB = "/usr/bin/vgdb"
+VGDB = mgtest.VGDB
 # Native runs of leak_service are short (it spins until told to go on).
 SERVICE_TIMEOUT = 120
 
