@@ -181,7 +181,7 @@ void pp_error(const Error* err) {
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         break;
     case kUnsafeZeroSize:
-        if (vgc::kUnsafeZeroSizeWording)
+        if (vgc::kZeroSize326)
             VG_(umsg)("Unsafe allocation with size of zero is implementation-defined\n");
         else
             VG_(umsg)("%s invalid size value: 0\n", e->what);

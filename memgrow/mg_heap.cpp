@@ -141,10 +141,10 @@ void mg_vec_delete_aligned(ThreadId tid, void* p, SizeT) {
 }
 
 // A moved block is a new allocation at realloc's caller: growth through
-// realloc belongs to the code that grows the buffer.
-// realloc(p, 0) reaches here from Valgrind 3.21 (mg_vg_compat.hpp): as
-// memcheck, an error (--show-realloc-size-zero), then p is freed as the
-// core's --realloc-zero-bytes-frees says, or becomes a block of 1 byte.
+// realloc belongs to the code that grows the buffer. realloc(p, 0) reaches
+// here from Valgrind 3.21 (mg_vg_compat.hpp): as memcheck, an error
+// (--show-realloc-size-zero), then p is freed as the core's
+// --realloc-zero-bytes-frees says, or becomes a block of 1 byte.
 void* mg_realloc(ThreadId tid, void* p, SizeT n) {
     if (!p) return mg_malloc(tid, n);
     if (n == 0) {
@@ -213,7 +213,7 @@ void heap_verify_alignment(ThreadId tid, UWord arg) {
         if (c.size == 0) report_unsafe_zero_size(tid, "memalign()");
         break;
     case AlignedCall::posix_memalign:
-        if (c.orig_align < sizeof(SizeT) || (c.orig_align & (c.orig_align - 1)))
+        if (c.orig_align < sizeof(SizeT) || !power_of_2(c.orig_align))
             report_bad_align(tid, c.orig_align, 0,
                              " (should be non-zero, a power of 2 and a multiple of sizeof(void*))");
         if (c.size == 0) report_unsafe_zero_size(tid, "posix_memalign()");
@@ -224,7 +224,7 @@ void heap_verify_alignment(ThreadId tid, UWord arg) {
         break;
     case AlignedCall::free_aligned_sized:
         check_aligned_alloc(tid, c.orig_align, c.size);
-        if (c.size == 0 && !vgc::kUnsafeZeroSizeWording)
+        if (c.size == 0 && !vgc::kZeroSize326)
             report_unsafe_zero_size(tid, "free_aligned_sized()");
         check_align(tid, b, c.orig_align, "aligned_alloc/free_aligned_sized");
         check_size(tid, b, c.size, "aligned_alloc/free_aligned_sized");

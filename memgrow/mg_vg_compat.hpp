@@ -121,10 +121,10 @@ inline bool read_verify_alignment(UWord arg, AlignedCheck* out) {
 #endif
 }
 
-// --- Wording (no compile check can tell): a size-0 aligned allocation is
-// "Unsafe allocation with size of zero is implementation-defined" from 3.26,
-// "<function> invalid size value: 0" before, and free_aligned_sized(p, 0, 0)
-// stopped being one in 3.26.
-constexpr bool kUnsafeZeroSizeWording = MG_VG_VERSION >= 32600;
+// --- Memcheck's rules for a size of 0 from 3.26 (no compile check can tell:
+// the version says): an aligned allocation of 0 bytes is "Unsafe allocation
+// with size of zero is implementation-defined" ("<function> invalid size
+// value: 0" before), and free_aligned_sized(p, 0, 0) is no longer one.
+constexpr bool kZeroSize326 = MG_VG_VERSION >= 32600;
 
 } // namespace mg::vgc
