@@ -23,8 +23,17 @@ struct Block {
     // Virtual-memory blocks (keyed by handle): released by the program, but
     // alive while `maps` mappings use them.
     UChar released;
+    // Host blocks: the alignment the program asked for (memalign, aligned
+    // new) as log2 + 1, 0 for none; sized and aligned deallocations are
+    // checked against it (mg_heap.cpp).
+    UChar align_log2p1;
     UInt maps;
 };
+
+// The alignment the program asked for, 0 for none.
+inline SizeT block_align(const Block& b) {
+    return b.align_log2p1 ? SizeT(1) << (b.align_log2p1 - 1) : 0;
+}
 
 struct FreedBlock {
     Addr addr;

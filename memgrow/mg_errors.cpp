@@ -16,7 +16,12 @@ const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
                                               "DeviceDoubleFree",
                                               "DeviceMismatchedFree",
                                               "DeviceOverrun",
-                                              "DeviceUseAfterFree"};
+                                              "DeviceUseAfterFree",
+                                              "ReallocZero",
+                                              "BadAlign",
+                                              "UnsafeZeroSize",
+                                              "SizeMismatch",
+                                              "AlignMismatch"};
 
 bool is_class_kind(UInt k) {
     return k >= kLeaked && k <= kPlateau;
@@ -84,6 +89,12 @@ void pp_stack(const HChar* title, ExeContext* ec) {
     if (!ec) return;
     VG_(umsg)(" %s\n", title);
     VG_(pp_ExeContext)(ec);
+}
+
+// The host block an error is about, as memcheck describes it.
+void pp_block(Addr a, const ErrorExtra* e) {
+    VG_(umsg)(" Address %#lx is 0 bytes inside a block of size %lu alloc'd\n", a, e->size);
+    if (e->alloc_at) VG_(pp_ExeContext)(e->alloc_at);
 }
 
 // --- callbacks of Valgrind's error manager ---
@@ -155,6 +166,43 @@ void pp_error(const Error* err) {
          e->block_addr);
         pp_stack("alloc'd", e->alloc_at);
         if (!e->alloc_at) VG_(umsg)("\n");
+        break;
+    case kReallocZero:
+        VG_(umsg)("%s() with size 0\n", e->what);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        pp_block(a, e);
+        break;
+    case kBadAlign:
+        if (e->size)
+            VG_(umsg)
+            ("Invalid size value: %lu alignment value: %lu%s\n", e->size, e->passed, e->what);
+        else
+            VG_(umsg)("Invalid alignment value: %lu%s\n", e->passed, e->what);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        break;
+    case kUnsafeZeroSize:
+        if (vgc::kZeroSize326)
+            VG_(umsg)("Unsafe allocation with size of zero is implementation-defined\n");
+        else
+            VG_(umsg)("%s invalid size value: 0\n", e->what);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        break;
+    case kSizeMismatch:
+        VG_(umsg)("Mismatched %s size value: %lu\n", e->what, e->passed);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        pp_block(a, e);
+        break;
+    case kAlignMismatch:
+        if (e->default_aligned)
+            VG_(umsg)
+            ("Mismatched %s alignment alloc value: %lu dealloc value: default-aligned\n", e->what,
+             e->block_align);
+        else
+            VG_(umsg)
+            ("Mismatched %s alignment alloc value: %lu dealloc value: %lu\n", e->what,
+             e->block_align, e->passed);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        pp_block(a, e);
         break;
     case kDeviceUseAfterFree:
         VG_(umsg)
@@ -266,6 +314,50 @@ void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock
 void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b) {
     record(tid, kMismatchedFree, addr,
            ErrorExtra{call, b.kind, b.size, site_exe_context(b.site), nullptr});
+}
+
+// The name of the function called: memcheck names the replacement at the top
+// of the stack (realloc, reallocarray).
+void report_realloc_size_zero(ThreadId tid, Addr addr) {
+    ErrorExtra e{FreeCall::realloc, AllocKind::malloc, 0, nullptr, nullptr};
+    if (const Block* b = block_find(Table::host, addr)) {
+        e.size = b->size;
+        e.alloc_at = site_exe_context(b->site);
+    }
+    const HChar* name = nullptr;
+    Addr ip = VG_(get_IP)(tid);
+    e.what = VG_(get_fnname)(VG_(current_DiEpoch)(), ip, &name) ? name : "realloc";
+    record(tid, kReallocZero, addr, e);
+}
+
+void report_bad_align(ThreadId tid, SizeT align, SizeT size, const HChar* why) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, size, nullptr, nullptr};
+    e.passed = align;
+    e.what = why;
+    record(tid, kBadAlign, 0, e);
+}
+
+void report_unsafe_zero_size(ThreadId tid, const HChar* function) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    e.what = function;
+    record(tid, kUnsafeZeroSize, 0, e);
+}
+
+void report_size_mismatch(ThreadId tid, const Block& b, SizeT size, const HChar* functions) {
+    ErrorExtra e{FreeCall::free, b.kind, b.size, site_exe_context(b.site), nullptr};
+    e.passed = size;
+    e.what = functions;
+    record(tid, kSizeMismatch, b.addr, e);
+}
+
+void report_align_mismatch(ThreadId tid, const Block& b, SizeT align, bool default_aligned,
+                           const HChar* functions) {
+    ErrorExtra e{FreeCall::free, b.kind, b.size, site_exe_context(b.site), nullptr};
+    e.passed = align;
+    e.what = functions;
+    e.default_aligned = default_aligned;
+    e.block_align = block_align(b);
+    record(tid, kAlignMismatch, b.addr, e);
 }
 
 void report_device_invalid_free(ThreadId tid, Addr addr, UInt api) {

@@ -25,6 +25,14 @@ enum ErrorKind : UInt {
     kDeviceMismatchedFree,
     kDeviceOverrun,
     kDeviceUseAfterFree,
+    // Memcheck's checks of the malloc family that came with newer Valgrind
+    // releases (docs/valgrind-versions.md): realloc(p, 0) (3.21), aligned
+    // allocation and sized or aligned deallocation (3.22).
+    kReallocZero,
+    kBadAlign,
+    kUnsafeZeroSize,
+    kSizeMismatch,
+    kAlignMismatch,
     kErrorKinds
 };
 const HChar* error_kind_name(UInt kind);
@@ -45,12 +53,26 @@ struct ErrorExtra {
     Space space = Space::host;
     SizeT access_size = 0;
     Addr block_addr = 0;
+    // BadAlign, UnsafeZeroSize, SizeMismatch, AlignMismatch: the value the
+    // call passed (alignment, or size), and memcheck's words for the check or
+    // the functions.
+    SizeT passed = 0;
+    const HChar* what = nullptr;
+    SizeT block_align = 0;        // AlignMismatch: what the block was allocated with
+    bool default_aligned = false; // AlignMismatch: a delete without alignment
 };
 
 void errors_init();
 void report_invalid_free(ThreadId tid, Addr addr, FreeCall call);
 void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f);
 void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b);
+void report_realloc_size_zero(ThreadId tid, Addr addr);
+// align: the alignment passed; size: non-zero when the size is what is wrong.
+void report_bad_align(ThreadId tid, SizeT align, SizeT size, const HChar* why);
+void report_unsafe_zero_size(ThreadId tid, const HChar* function);
+void report_size_mismatch(ThreadId tid, const Block& b, SizeT size, const HChar* functions);
+void report_align_mismatch(ThreadId tid, const Block& b, SizeT align, bool default_aligned,
+                           const HChar* functions);
 
 void report_device_invalid_free(ThreadId tid, Addr addr, UInt api);
 void report_device_double_free(ThreadId tid, Addr addr, UInt api, const DeviceFreed& f);

@@ -25,7 +25,19 @@ bool zeroing() {
     return clo.leak_check != LeakCheck::no;
 }
 
-void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero) {
+// log2(a) + 1 for a power of two, else that of the alignment the core uses
+// (a program's non-power-of-two alignment is an error of its own).
+UChar align_code(SizeT orig_align, SizeT align) {
+    SizeT a = orig_align && !(orig_align & (orig_align - 1)) ? orig_align : align;
+    UChar code = 1;
+    for (; a > 1; a >>= 1)
+        ++code;
+    return code;
+}
+
+// orig_align: what the program asked for (memalign, aligned new), else 0.
+void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero,
+                SizeT orig_align = 0) {
     // A "negative" size is a caller's bug; malloc must fail, not abort.
     if (static_cast<SSizeT>(size) < 0) return nullptr;
     void* p = VG_(cli_malloc)(align, size);
@@ -34,6 +46,7 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
     Site* s = site_of_current_stack(tid, Space::host, 0);
     Block* b = block_new(Table::host, reinterpret_cast<Addr>(p), size, s, kind);
     b->birth = clock_end();
+    if (orig_align) b->align_log2p1 = align_code(orig_align, align);
     timeline_alloc(s, size);
     return p;
 }
@@ -94,17 +107,17 @@ void* mg_malloc(ThreadId tid, SizeT n) {
 void* mg_new(ThreadId tid, SizeT n) {
     return new_block(tid, n, VG_(clo_alignment), AllocKind::new_scalar, false);
 }
-void* mg_new_aligned(ThreadId tid, SizeT n, SizeT align) {
-    return new_block(tid, n, align, AllocKind::new_scalar, false);
+void* mg_new_aligned(ThreadId tid, SizeT n, SizeT align, SizeT orig_align) {
+    return new_block(tid, n, align, AllocKind::new_scalar, false, orig_align);
 }
 void* mg_vec_new(ThreadId tid, SizeT n) {
     return new_block(tid, n, VG_(clo_alignment), AllocKind::new_array, false);
 }
-void* mg_vec_new_aligned(ThreadId tid, SizeT n, SizeT align) {
-    return new_block(tid, n, align, AllocKind::new_array, false);
+void* mg_vec_new_aligned(ThreadId tid, SizeT n, SizeT align, SizeT orig_align) {
+    return new_block(tid, n, align, AllocKind::new_array, false, orig_align);
 }
-void* mg_memalign(ThreadId tid, SizeT align, SizeT n) {
-    return new_block(tid, n, align, AllocKind::malloc, false);
+void* mg_memalign(ThreadId tid, SizeT align, SizeT orig_align, SizeT n) {
+    return new_block(tid, n, align, AllocKind::malloc, false, orig_align);
 }
 void* mg_calloc(ThreadId tid, SizeT count, SizeT size) {
     SizeT n = count * size;
@@ -128,9 +141,20 @@ void mg_vec_delete_aligned(ThreadId tid, void* p, SizeT) {
 }
 
 // A moved block is a new allocation at realloc's caller: growth through
-// realloc belongs to the code that grows the buffer.
+// realloc belongs to the code that grows the buffer. realloc(p, 0) reaches
+// here from Valgrind 3.21 (mg_vg_compat.hpp): as memcheck, an error
+// (--show-realloc-size-zero), then p is freed as the core's
+// --realloc-zero-bytes-frees says, or becomes a block of 1 byte.
 void* mg_realloc(ThreadId tid, void* p, SizeT n) {
     if (!p) return mg_malloc(tid, n);
+    if (n == 0) {
+        if (clo.show_realloc_size_zero) report_realloc_size_zero(tid, reinterpret_cast<Addr>(p));
+        if (vgc::realloc_zero_frees()) {
+            drop_block(tid, p, FreeCall::realloc);
+            return nullptr;
+        }
+        n = 1;
+    }
     Block* old = block_find(Table::host, reinterpret_cast<Addr>(p));
     if (!old) {
         drop_block(tid, p, FreeCall::realloc); // reports the bad pointer
@@ -149,14 +173,111 @@ SizeT mg_usable_size(ThreadId, void* p) {
     return b ? b->size : 0;
 }
 
+bool power_of_2(SizeT a) {
+    return a && !(a & (a - 1));
+}
+
+// Memcheck's checks of one deallocation against the block: the size a sized
+// delete or free_sized passed, the alignment an aligned one passed.
+void check_size(ThreadId tid, const Block* b, SizeT size, const HChar* names) {
+    if (b && b->size != size) report_size_mismatch(tid, *b, size, names);
+}
+void check_align(ThreadId tid, const Block* b, SizeT align, const HChar* names) {
+    if (b && align != block_align(*b)) report_align_mismatch(tid, *b, align, false, names);
+}
+void check_default_align(ThreadId tid, const Block* b, const HChar* names) {
+    if (b && b->align_log2p1) report_align_mismatch(tid, *b, 0, true, names);
+}
+void check_new_alignment(ThreadId tid, SizeT align) {
+    if (!power_of_2(align))
+        report_bad_align(tid, align, 0, " (should be non-zero and a power of 2)");
+}
+// aligned_alloc's rules (C11), also free_aligned_sized's.
+void check_aligned_alloc(ThreadId tid, SizeT align, SizeT size) {
+    if (align & (align - 1)) report_bad_align(tid, align, 0, " (should be a power of 2)");
+    if (align && size % align)
+        report_bad_align(tid, align, size, " (size should be a multiple of alignment)");
+}
+
 } // namespace
+
+void heap_verify_alignment(ThreadId tid, UWord arg) {
+    vgc::AlignedCheck c;
+    if (!vgc::read_verify_alignment(arg, &c)) return;
+    const Block* b = c.mem ? block_find(Table::host, c.mem) : nullptr;
+    using vgc::AlignedCall;
+    switch (c.call) {
+    case AlignedCall::memalign:
+        if (!power_of_2(c.orig_align))
+            report_bad_align(tid, c.orig_align, 0, " (should be power of 2)");
+        if (c.size == 0) report_unsafe_zero_size(tid, "memalign()");
+        break;
+    case AlignedCall::posix_memalign:
+        if (c.orig_align < sizeof(SizeT) || !power_of_2(c.orig_align))
+            report_bad_align(tid, c.orig_align, 0,
+                             " (should be non-zero, a power of 2 and a multiple of sizeof(void*))");
+        if (c.size == 0) report_unsafe_zero_size(tid, "posix_memalign()");
+        break;
+    case AlignedCall::aligned_alloc:
+        check_aligned_alloc(tid, c.orig_align, c.size);
+        if (c.size == 0) report_unsafe_zero_size(tid, "aligned_alloc()");
+        break;
+    case AlignedCall::free_aligned_sized:
+        check_aligned_alloc(tid, c.orig_align, c.size);
+        if (c.size == 0 && !vgc::kZeroSize326)
+            report_unsafe_zero_size(tid, "free_aligned_sized()");
+        check_align(tid, b, c.orig_align, "aligned_alloc/free_aligned_sized");
+        check_size(tid, b, c.size, "aligned_alloc/free_aligned_sized");
+        break;
+    case AlignedCall::free_sized:
+        check_size(tid, b, c.size, "aligned_alloc/free_sized");
+        break;
+    case AlignedCall::delete_sized:
+        check_size(tid, b, c.size, "new/delete");
+        break;
+    case AlignedCall::vec_delete_sized:
+        check_size(tid, b, c.size, "new[][/delete[]"); // sic, memcheck's words
+        break;
+    case AlignedCall::new_aligned:
+    case AlignedCall::vec_new_aligned:
+        check_new_alignment(tid, c.orig_align);
+        break;
+    case AlignedCall::delete_default:
+        check_default_align(tid, b, "new/delete");
+        break;
+    case AlignedCall::vec_delete_default:
+        check_default_align(tid, b, "new[]/delete[]");
+        break;
+    case AlignedCall::delete_aligned:
+        check_new_alignment(tid, c.orig_align);
+        check_align(tid, b, c.orig_align, "new/delete");
+        break;
+    case AlignedCall::vec_delete_aligned:
+        check_new_alignment(tid, c.orig_align);
+        check_align(tid, b, c.orig_align, "new[]/delete[]");
+        break;
+    case AlignedCall::delete_sized_aligned:
+        check_size(tid, b, c.size, "new/delete");
+        check_align(tid, b, c.orig_align, "new/delete");
+        check_new_alignment(tid, c.orig_align);
+        break;
+    case AlignedCall::vec_delete_sized_aligned:
+        check_size(tid, b, c.size, "new[]/delete[]");
+        check_align(tid, b, c.orig_align, "new[]/delete[]");
+        check_new_alignment(tid, c.orig_align);
+        break;
+    case AlignedCall::unknown:
+        break;
+    }
+}
 
 void heap_init() {
     // No redzones: memgrow checks frees, not accesses.
     VG_(needs_malloc_replacement)
-    (mg_malloc, mg_new, mg_new_aligned, mg_vec_new, mg_vec_new_aligned, mg_memalign, mg_calloc,
-     mg_free, mg_delete, mg_delete_aligned, mg_vec_delete, mg_vec_delete_aligned, mg_realloc,
-     mg_usable_size, 0);
+    (mg_malloc, mg_new, vgc::aligned_new<mg_new_aligned>(), mg_vec_new,
+     vgc::aligned_new<mg_vec_new_aligned>(), vgc::memalign<mg_memalign>(), mg_calloc, mg_free,
+     mg_delete, mg_delete_aligned, mg_vec_delete, mg_vec_delete_aligned, mg_realloc, mg_usable_size,
+     0);
 }
 
 } // namespace mg

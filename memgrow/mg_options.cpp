@@ -234,8 +234,12 @@ Bool process_option(const HChar* arg) {
     } else if VG_STR_CLO (arg, "--emulate-insns", str) {
         static const HChar* const words[] = {"auto", "always", "no"}; // EmulateInsns' order
         return parse_word(arg, str, words, &clo.emulate_insns, "expected auto, always or no");
+    } else if (vgc::kReallocZeroReachesTool &&
+               VG_BOOL_CLO(arg, "--show-realloc-size-zero", clo.show_realloc_size_zero)) {
     } else {
-        return False;
+        // The core's options of tools that replace malloc: --alignment,
+        // --trace-malloc, --realloc-zero-bytes-frees (3.21).
+        return VG_(replacement_malloc_process_cmd_line_option)(arg);
     }
     return True;
 }
@@ -287,6 +291,10 @@ void print_usage() {
      "    --emulate-insns=auto|always|no  perform RDTSCP and RDPID on the host when\n"
      "                              Valgrind cannot decode them; always: RDTSCP\n"
      "                              even where it can (tests) [auto]\n");
+    if (vgc::kReallocZeroReachesTool)
+        VG_(printf)
+    ("    --show-realloc-size-zero=yes|no  report realloc(p, 0) as an error, as\n"
+     "                              memcheck does [yes]\n");
 }
 
 void print_debug_usage() {

@@ -30,18 +30,21 @@ struct Options {
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
     UInt heuristics = 0x3e;          // every reach::Heuristic (checked in mg_options.cpp)
     UInt errors_for = 0x8;           // bits of SiteClass: leaked
-    bool cuda = true;                // the CUDA wrappers report (docs/cuda.md)
+    // yes/no options are Valgrind's Bool: VG_BOOL_CLO takes a Bool* since 3.21.
+    Bool cuda = True;                // the CUDA wrappers report (docs/cuda.md)
     ULong json_stable_min_bytes = 0; // stable sites under this peak are counted, not listed
     PythonFrames python = PythonFrames::hybrid;
-    bool python_test_layout_mismatch = false;
+    Bool python_test_layout_mismatch = False;
     // --python-malloc: the preload sets PYTHONMALLOC=malloc unless set
-    bool python_malloc = true;
+    Bool python_malloc = True;
     // --pytorch-caching=no: the preload sets PYTORCH_NO_CUDA_MEMORY_CACHING=1
-    bool pytorch_caching = true;
+    Bool pytorch_caching = True;
+    // --show-realloc-size-zero (memcheck's, Valgrind 3.21+): realloc(p, 0) is an error
+    Bool show_realloc_size_zero = True;
     // --emulate-insns: instructions the host runs but VEX refuses
     EmulateInsns emulate_insns = EmulateInsns::automatic;
     // --follow-launchers: a shell or env client's execs are followed
-    bool follow_launchers = true;
+    Bool follow_launchers = True;
     // --report-every: a snapshot every so many ms of wall time, or whenever
     // the clock grew by this percentage (0: none)
     ULong report_every_ms = 0;

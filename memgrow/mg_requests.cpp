@@ -2,6 +2,7 @@
 #include "mg_python.hpp"
 #include "mg_device.hpp"
 #include "mg_errors.hpp"
+#include "mg_heap.hpp"
 #include "mg_suppressions.hpp"
 #include "mg_live.hpp"
 #include "mg_options.hpp"
@@ -167,6 +168,12 @@ bool monitor_command(const HChar* command) {
 Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
     if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {
         *ret = monitor_command(reinterpret_cast<const HChar*>(args[1])) ? 1 : 0;
+        return True;
+    }
+    // Sent by the preload, whatever the tool, from Valgrind 3.22.
+    if (vgc::is_verify_alignment(args[0])) {
+        heap_verify_alignment(tid, args[1]);
+        *ret = 0;
         return True;
     }
     if (!VG_IS_TOOL_USERREQ('M', 'G', args[0])) return False;

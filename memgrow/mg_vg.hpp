@@ -4,6 +4,11 @@
 
 #include "pub_tool_basics.h"
 #include "pub_tool_vki.h"
+// Valgrind 3.27's guest state headers end with C11's _Static_assert
+// (configure finds out; mg_vg_compat.hpp holds the other differences).
+#if MG_VG_C11_STATIC_ASSERT
+#define _Static_assert static_assert
+#endif
 extern "C" {
 #include "pub_tool_aspacehl.h"
 #include "pub_tool_aspacemgr.h"
@@ -49,3 +54,5 @@ extern "C" Bool VG_(clo_sigill_diag);
 // Whether execs are followed (--trace-children): memgrow follows launchers.
 extern "C" Bool VG_(clo_trace_children);
 extern "C" Int VG_(access)(const HChar* path, Bool irusr, Bool iwusr, Bool ixusr);
+
+#include "mg_vg_compat.hpp"

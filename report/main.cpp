@@ -27,6 +27,10 @@ int fail_usage(const std::string& message) {
 // Replaces `target` by a copy of `source` through a temporary name, so that a
 // reader (or a crash) never sees half a baseline.
 void write_baseline(const std::string& source, const std::string& target) {
+    // A first baseline goes into a directory a CI cache will keep: make it.
+    std::filesystem::path dir = std::filesystem::path(target).parent_path();
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::create_directories(dir, ec);
     std::string tmp = target + ".tmp." + std::to_string(getpid());
     {
         std::ifstream in(source, std::ios::binary);

@@ -63,7 +63,8 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$cache/archives" && apt-get $apt_opts download -qq $(printf %s "$want") >/dev/null) ||
     { echo "memgrow: apt-get download from Debian $suite failed" >&2; exit 1; }
 for p in "$@"; do
-    v=$(printf %s "$want" | sed -n "s/^$p=//p" | sed 's/^[0-9]*://')
+    # apt names the file with the epoch, its colon escaped (valgrind_1%3a3.24.0-3_amd64.deb).
+    v=$(printf %s "$want" | sed -n "s/^$p=//p")
     deb="$cache/archives/${p}_$(printf %s "$v" | sed 's/:/%3a/')_"*.deb
     # shellcheck disable=SC2086
     dpkg-deb -x $deb "$tmp/root"

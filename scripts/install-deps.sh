@@ -20,6 +20,14 @@ fi
 "$(dirname "$0")/fetch-python312.sh" ||
     echo "memgrow: warning: no CPython 3.12: the Python tests' 3.12 cases will fail" >&2
 
+# Debian 13's and sid's Valgrind (3.24, 3.27) with their glibc, which the tests
+# build memgrow against and run it under (tests/versions/run.sh), unpacked
+# from Debian's archive into a cache outside the tree.
+for v in 3.24:trixie 3.27:sid; do
+    "$(dirname "$0")/fetch-valgrind.sh" "${v#*:}" "${XDG_CACHE_HOME:-$HOME/.cache}/memgrow/valgrind-${v%:*}" ||
+        echo "memgrow: warning: no Valgrind ${v%:*}: its tests will fail" >&2
+done
+
 # The official SARIF 2.1.0 JSON schema, which tests/regress/test_report_formats.py
 # validates `memgrow-report sarif` against: not kept in this repository; taken
 # from the npm package @microsoft/jest-sarif (lib/schemas/sarif-2.1.0-rtm.5.json)

@@ -14,8 +14,18 @@ import unittest
 
 BUILD = os.environ.get("MG_BUILD_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 SRC = os.environ.get("MG_SRC_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
-VALGRIND = os.path.join(BUILD, "vg-in-place")
+# MG_VALGRIND: the launcher of a memgrow built against another Valgrind
+# (tests/versions/run.sh), with the programs and memgrow-report of BUILD.
+VALGRIND = os.environ.get("MG_VALGRIND") or os.path.join(BUILD, "vg-in-place")
+VGDB = os.environ.get("MG_VGDB") or "/usr/bin/vgdb"
 REPORT = os.path.join(BUILD, "memgrow-report")
+
+
+def valgrind_version():
+    """The Valgrind release VALGRIND runs, as a tuple: (3, 27, 1)."""
+    out = subprocess.run([VALGRIND, "--version"], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout
+    return tuple(int(x) for x in out.strip().removeprefix("valgrind-").split(".")[:3])
 
 
 def program(name):
@@ -88,7 +98,6 @@ def python_executables():
     return {name: py.argv[0] for name, py in python_interpreters().items() if len(py.argv) == 1}
 
 
-VGDB = "/usr/bin/vgdb"
 SERVICE_TIMEOUT = 120
 
 

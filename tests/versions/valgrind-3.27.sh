@@ -1,0 +1,3 @@
+#!/bin/sh
+# The suites under Debian sid's Valgrind (tests/versions/run.sh).
+exec "$(dirname "$0")/run.sh" 3.27 sid
