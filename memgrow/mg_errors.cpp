@@ -173,11 +173,9 @@ void pp_error(const Error* err) {
         pp_block(a, e);
         break;
     case kBadAlign:
-        if (e->size)
-            VG_(umsg)
-            ("Invalid size value: %lu alignment value: %lu%s\n", e->size, e->passed, e->what);
-        else
-            VG_(umsg)("Invalid alignment value: %lu%s\n", e->passed, e->what);
+        if (e->size) VG_(umsg)
+        ("Invalid size value: %lu alignment value: %lu%s\n", e->size, e->passed, e->what);
+        else VG_(umsg)("Invalid alignment value: %lu%s\n", e->passed, e->what);
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         break;
     case kUnsafeZeroSize:
@@ -193,14 +191,11 @@ void pp_error(const Error* err) {
         pp_block(a, e);
         break;
     case kAlignMismatch:
-        if (e->default_aligned)
-            VG_(umsg)
-            ("Mismatched %s alignment alloc value: %lu dealloc value: default-aligned\n", e->what,
-             e->block_align);
-        else
-            VG_(umsg)
-            ("Mismatched %s alignment alloc value: %lu dealloc value: %lu\n", e->what,
-             e->block_align, e->passed);
+        if (e->default_aligned) VG_(umsg)
+        ("Mismatched %s alignment alloc value: %lu dealloc value: default-aligned\n", e->what,
+         e->block_align);
+        else VG_(umsg)("Mismatched %s alignment alloc value: %lu dealloc value: %lu\n", e->what,
+                       e->block_align, e->passed);
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         pp_block(a, e);
         break;

@@ -224,8 +224,7 @@ void heap_verify_alignment(ThreadId tid, UWord arg) {
         break;
     case AlignedCall::free_aligned_sized:
         check_aligned_alloc(tid, c.orig_align, c.size);
-        if (c.size == 0 && !vgc::kZeroSize326)
-            report_unsafe_zero_size(tid, "free_aligned_sized()");
+        if (c.size == 0 && !vgc::kZeroSize326) report_unsafe_zero_size(tid, "free_aligned_sized()");
         check_align(tid, b, c.orig_align, "aligned_alloc/free_aligned_sized");
         check_size(tid, b, c.size, "aligned_alloc/free_aligned_sized");
         break;

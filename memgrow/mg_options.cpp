@@ -291,8 +291,7 @@ void print_usage() {
      "    --emulate-insns=auto|always|no  perform RDTSCP and RDPID on the host when\n"
      "                              Valgrind cannot decode them; always: RDTSCP\n"
      "                              even where it can (tests) [auto]\n");
-    if (vgc::kReallocZeroReachesTool)
-        VG_(printf)
+    if (vgc::kReallocZeroReachesTool) VG_(printf)
     ("    --show-realloc-size-zero=yes|no  report realloc(p, 0) as an error, as\n"
      "                              memcheck does [yes]\n");
 }

@@ -28,8 +28,8 @@ struct Options {
     ULong quarantine_bytes = 4ull << 20; // freed bytes held back to catch double frees
     LeakCheck leak_check = LeakCheck::full;
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
-    UInt heuristics = 0x3e;          // every reach::Heuristic (checked in mg_options.cpp)
-    UInt errors_for = 0x8;           // bits of SiteClass: leaked
+    UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
+    UInt errors_for = 0x8;  // bits of SiteClass: leaked
     // yes/no options are Valgrind's Bool: VG_BOOL_CLO takes a Bool* since 3.21.
     Bool cuda = True;                // the CUDA wrappers report (docs/cuda.md)
     ULong json_stable_min_bytes = 0; // stable sites under this peak are counted, not listed
