@@ -15,9 +15,12 @@ void print_summary(const Analysis& a);
 // One frame in Valgrind's style ("at"/"by"); first_frame points at a bool,
 // true before the first frame of a stack.
 void print_frame(const Frame& f, void* first_frame);
-// Loss records (--leak-check=full, --show-leak-kinds) and the LEAK SUMMARY;
-// with deltas, only what is new or increased since the previous scan.
-void print_leaks(const Analysis& a, bool deltas);
+// Which loss records a scan lists, as memcheck's leak_check keywords: all,
+// without deltas (any, and at exit); or, with deltas against the previous
+// scan, those that increased, changed, or are new (Valgrind 3.21's "new").
+enum class LeakDelta : UChar { any, increased, changed, fresh };
+// Loss records (--leak-check=full, --show-leak-kinds) and the LEAK SUMMARY.
+void print_leaks(const Analysis& a, LeakDelta which);
 // Lost bytes and blocks of the sites whose loss records are suppressed, by
 // leak kind, and their sum at [kLeakKinds].
 void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks);

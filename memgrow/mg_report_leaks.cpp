@@ -87,7 +87,8 @@ void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, UL
     }
 }
 
-void print_leaks(const Analysis& a, bool deltas) {
+void print_leaks(const Analysis& a, LeakDelta which) {
+    bool deltas = which != LeakDelta::any;
     const LeakScan* scan = a.leaks;
     if (!scan) return;
     const LeakScan* prev = deltas ? leak_scan_previous() : nullptr;
@@ -115,8 +116,11 @@ void print_leaks(const Analysis& a, bool deltas) {
         for (UInt i = 0; i < n; ++i) {
             const Record& r = records[i];
             if (!(clo.show_leak_kinds & (1u << r.kind))) continue;
-            // On demand, only what is new or increased since the last scan.
-            if (deltas && r.bytes + r.indirect <= r.old_bytes && r.blocks <= r.old_blocks) continue;
+            bool more = r.bytes + r.indirect > r.old_bytes || r.blocks > r.old_blocks;
+            bool same = r.bytes + r.indirect == r.old_bytes && r.blocks == r.old_blocks;
+            if ((which == LeakDelta::increased && !more) || (which == LeakDelta::changed && same) ||
+                (which == LeakDelta::fresh && r.old_blocks))
+                continue;
             print_record(r, i + 1, n, a, deltas);
         }
         VG_(free)(records);

@@ -54,7 +54,7 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     analyse(&a);
     bool summary = how.summary, at_exit = how.at_exit;
     if (summary) {
-        print_leaks(a, false);
+        print_leaks(a, LeakDelta::any);
         print_summary(a);
     }
     if (at_exit) {
@@ -78,13 +78,13 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     return ok;
 }
 
-ULong leak_check_now(bool only_increased, bool full) {
+ULong leak_check_now(LeakDelta which, bool full) {
     leak_scan();
     Analysis a;
     analyse(&a);
     LeakCheck saved = clo.leak_check;
     clo.leak_check = full ? LeakCheck::full : LeakCheck::summary;
-    print_leaks(a, only_increased);
+    print_leaks(a, which);
     clo.leak_check = saved;
     ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1];
     suppressed_totals(a.leaks, a, sup, sup_blocks);
@@ -110,31 +110,37 @@ bool monitor_command(const HChar* command) {
     if (word_is(word, "help")) {
         VG_(gdb_printf)
         ("memgrow monitor commands:\n"
-         "  leak_check [full|summary] [increased|any]\n"
-         "        scan for leaks now; list the loss records that are new or\n"
-         "        increased since the previous scan [full increased]\n"
+         "  leak_check [full|summary] [increased|changed|new|any]\n"
+         "        scan for leaks now; list the loss records that increased,\n"
+         "        changed or are new since the previous scan, or all of them\n"
+         "        [full increased]\n"
          "  report [<file>] [leaks]\n"
          "        write the JSON report of the run so far to <file> [--json-file]\n"
          "        and print its name; leaks: scan for leaks first\n");
         return true;
     }
     if (word_is(word, "leak_check")) {
-        bool full = true, increased = true;
+        bool full = true;
+        LeakDelta which = LeakDelta::increased;
         while ((word = VG_(strtok_r)(nullptr, " ", &save))) {
             if (word_is(word, "full"))
                 full = true;
             else if (word_is(word, "summary"))
                 full = false;
             else if (word_is(word, "increased"))
-                increased = true;
+                which = LeakDelta::increased;
+            else if (word_is(word, "changed"))
+                which = LeakDelta::changed;
+            else if (word_is(word, "new"))
+                which = LeakDelta::fresh;
             else if (word_is(word, "any"))
-                increased = false;
+                which = LeakDelta::any;
             else {
                 VG_(gdb_printf)("leak_check: unknown argument '%s' (try: help)\n", word);
                 return true;
             }
         }
-        leak_check_now(increased, full);
+        leak_check_now(which, full);
         return true;
     }
     if (word_is(word, "report")) {
@@ -196,7 +202,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         break;
     }
     case VG_USERREQ__MEMGROW_LEAK_CHECK:
-        *ret = leak_check_now(true, true);
+        *ret = leak_check_now(LeakDelta::increased, true);
         break;
     case VG_USERREQ__MEMGROW_TEARDOWN:
         python_settle_warmup();

@@ -2,7 +2,7 @@
 // and device-side allocations.
 #pragma once
 
-#include "mg_vg.hpp"
+#include "mg_report.hpp"
 
 namespace mg {
 Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret);
@@ -17,9 +17,8 @@ struct ReportHow {
 // (VG_(free) it) when the report was written.
 bool report_now(const HChar* path_pattern, const ReportHow& how, HChar** written = nullptr);
 // Scans for leaks now (a request, a monitor command) and prints the loss
-// records (all, or only those new or increased since the previous scan) and
-// the summary. Returns the definitely and indirectly lost bytes not
-// suppressed.
-ULong leak_check_now(bool only_increased, bool full);
+// records `which` selects and the summary. Returns the definitely and
+// indirectly lost bytes not suppressed.
+ULong leak_check_now(LeakDelta which, bool full);
 extern bool forked_child;
 } // namespace mg

@@ -178,6 +178,30 @@ class LeakCheckOnDemand(TestCase):
 class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
     maxDiff = None
 
+    def test_new_and_changed_keywords(self):
+        # Valgrind 3.21's `new`: only the records that did not exist at the
+        # previous scan, not the one that grew; `changed`: grown or shrunk.
+        src = "tests/regress/leak_service.c"
+        with tempfile.TemporaryDirectory(prefix="memgrow-test-vgdb-") as tmp:
+            svc = mgtest.Service(tmp, [program("leak_service"), os.path.join(tmp, "go"),
+                                       os.path.join(tmp, "stop")])
+            try:
+                svc.expect("ready 1")
+                svc.vgdb("leak_check")
+                svc.touch(svc.go)
+                svc.expect("ready 2")
+                fresh = svc.vgdb("leak_check", "full", "new")
+                unchanged = svc.vgdb("leak_check", "full", "changed")
+                self.assertEqual(svc.finish(), 0, svc.log())
+            finally:
+                svc.close()
+        recs = records(fresh)
+        self.assertEqual([(r["bytes"], r["delta_bytes"]) for r in recs], [(32, 32)], fresh)
+        self.assertIn(("leak_service.c", source_line(src, "/* NEW_LOST_HERE")), recs[0]["stack"])
+        (s,) = summaries(fresh)
+        self.assertEqual(s["definitely lost"], (596, 232, 7, 3), fresh)
+        self.assertEqual(records(unchanged), [], unchanged)
+
     def test_leak_check_monitor_command(self):
         src = f"{SRC}/leak_service.c"
         batch = ("leak_service.c", source_line(src, "/* LOST_HERE"))
@@ -206,7 +230,8 @@ class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
 
         # help: memgrow's monitor commands, leak_check with its arguments.
         self.assertIn("memgrow monitor commands:", helptext)
-        self.assertRegex(helptext, r"(?m)^\s*leak_check \[full\|summary\] \[increased\|any\]")
+        self.assertRegex(helptext,
+                         r"(?m)^\s*leak_check \[full\|summary\] \[increased\|changed\|new\|any\]")
 
         # First scan: both records of phase 1, and the summary.
         recs = records(first)
