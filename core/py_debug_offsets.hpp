@@ -87,7 +87,8 @@ inline bool within(u64 offset, u64 width, u64 size) {
 
 // Reads the table at the start of `image` (the .PyRuntime section's first
 // `n` bytes). `as_minor`, when nonzero, pretends the version is 3.as_minor
-// (the tests' stand-in for a future CPython).
+// (the tests' stand-in for a future CPython). Past the cookie, out->version
+// and out->minor are set whatever the result, for messages.
 inline Status parse(const u8* image, usize n, Offsets* out, u32 as_minor = 0) {
     static const char cookie[8] = {'x', 'd', 'e', 'b', 'u', 'g', 'p', 'y'};
     if (n < 24) return Status::no_cookie;
@@ -102,7 +103,12 @@ inline Status parse(const u8* image, usize n, Offsets* out, u32 as_minor = 0) {
     Offsets o{};
     o.version = word(1);
     o.minor = static_cast<u32>(o.version >> 16 & 0xff);
-    if (as_minor) o.minor = as_minor;
+    if (as_minor) {
+        o.minor = as_minor;
+        o.version = (o.version & ~0xff0000ull) | static_cast<u64>(as_minor & 0xff) << 16;
+    }
+    out->version = o.version;
+    out->minor = o.minor;
     if (o.version >> 24 != 3 || o.minor < 13) return Status::bad_version;
     o.free_threaded = word(2) != 0;
     const Positions* p = &kPositions[0];

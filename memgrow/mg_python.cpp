@@ -182,11 +182,9 @@ bool already_examined(const DebugInfo* di) {
 // or a table (3.11, 3.12). False, with one warning, when there is none.
 bool choose_layout(const Found& f, const HChar* path) {
     pydebug::Offsets o;
-    UInt as_minor = clo.python_test_future_version ? 99 : 0;
-    pydebug::Status st = pydebug::parse(f.head, f.head_size, &o, as_minor);
+    pydebug::Status st =
+        pydebug::parse(f.head, f.head_size, &o, clo.python_test_future_version ? 99 : 0);
     py_version = st == pydebug::Status::no_cookie ? f.version : o.version;
-    if (as_minor && st != pydebug::Status::no_cookie)
-        py_version = (py_version & ~0xff0000ull) | static_cast<ULong>(as_minor) << 16;
     ULong major = py_version >> 24 & 0xff, minor = py_version >> 16 & 0xff;
     switch (st) {
     case pydebug::Status::ok:
@@ -606,6 +604,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     };
     bool open = false;      // tokens since the last segment end
     bool importing = false; // the import system is on the stack
+    bool full = false;      // max_tokens taken: only the current segment's entry is wanted
     // Bounded: a cycle in garbage memory must not loop forever.
     for (UInt visited = 0; frame && frame != base && visited < 4 * PythonStack::kMaxTokens;
          ++visited) {
@@ -618,10 +617,18 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         if (f.owner >= layout->first_entry_owner) {
             end_segment(frame);
             open = false;
+            if (full) break;
             frame = f.previous;
             continue;
         }
-        if (out->n_tokens >= max_tokens) break;
+        // Past max_tokens, the walk goes on to the segment's entry frame,
+        // which places the tokens in the native stack (mg_sites.cpp).
+        full = out->n_tokens >= max_tokens;
+        if (full) {
+            if (layout->first_entry_owner == 0xff) break; // 3.11: entries are not on the C stack
+            frame = f.previous;
+            continue;
+        }
         Code* code = code_at(f.code);
         if (!code) {
             if (state != State::active) return;
