@@ -3,6 +3,7 @@
 The regression tests import this. MG_BUILD_DIR (set by `make check`) is the
 build directory holding vg-in-place and the test programs.
 """
+import functools
 import json
 import os
 import sys
@@ -55,10 +56,10 @@ def run(argv, options=(), env=None, timeout=300, json_name="report.%p.json"):
 
 
 class Python:
-    """A CPython to run tests with: its command line, environment and minor."""
+    """A CPython to run tests with: its command line and minor version."""
 
-    def __init__(self, argv, env, minor):
-        self.argv, self.env, self.minor = argv, env, minor
+    def __init__(self, argv, minor):
+        self.argv, self.minor = argv, minor
 
 
 def _cache(*parts):
@@ -79,6 +80,7 @@ def _python312():
     return None
 
 
+@functools.lru_cache(maxsize=None)
 def python_interpreters():
     """The interpreters the Python tests run, by name: the one running the
     tests (pyenv's 3.11, a shared libpython), Debian's static, stripped 3.11,
@@ -86,25 +88,35 @@ def python_interpreters():
     its own glibc's ld.so) that scripts/fetch-python.sh unpacks, and a 3.12
     where there is one. A missing 3.13 to 3.15 makes its tests fail, not
     skip."""
-    out = {"running": Python([sys.executable], {}, sys.version_info[1])}
+    out = {"running": Python([sys.executable], sys.version_info[1])}
     if os.path.exists("/usr/bin/python3"):
-        out["debian"] = Python([os.path.realpath("/usr/bin/python3")], {}, 11)
+        out["debian"] = Python([os.path.realpath("/usr/bin/python3")], 11)
     exe312 = _python312()
     if exe312:
-        out["3.12"] = Python([exe312], {}, 12)
+        out["3.12"] = Python([exe312], 12)
     for minor in (13, 14, 15):
         exe = _cache(f"python3.{minor}", "usr", "bin", f"python3.{minor}")
         if not os.access(exe, os.X_OK):
             print(f"memgrow tests: CPython 3.{minor} is missing ({exe}): run "
                   "scripts/fetch-python.sh; its tests fail", file=sys.stderr)
-        out[f"3.{minor}"] = Python([exe], {}, minor)
+        out[f"3.{minor}"] = Python([exe], minor)
     return out
 
 
-def python_executables():
-    """The interpreters of python_interpreters(), by name: their executables
-    (each starts by itself)."""
-    return {name: py.argv[0] for name, py in python_interpreters().items()}
+# The heavier Python tests run on these (when present) rather than on every
+# interpreter, to keep `make check` short: the shared and the static 3.11
+# and 3.14, the current release (docs/python.md lists which tests run where).
+REPRESENTATIVE = ("running", "debian", "3.14")
+
+
+def representative_interpreters():
+    return {name: py for name, py in python_interpreters().items() if name in REPRESENTATIVE}
+
+
+def python_executables(interpreters=None):
+    """The executables of python_interpreters() (or of `interpreters`), by
+    name (each starts by itself)."""
+    return {name: py.argv[0] for name, py in (interpreters or python_interpreters()).items()}
 
 
 def bytearray_block(size, minor):
