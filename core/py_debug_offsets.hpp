@@ -61,12 +61,12 @@ struct Positions {
 };
 
 constexpr Positions kPositions[] = {
-    {13, 3, 5, 6, 8, 9, 19, 21, 22, 23, 24, -1, 28, 29, 30, 31, 33, 34, 35, 37, 38, 39, 43,
-     45, 47, 65, 66, 68, 69, 70, -1, 73},
-    {14, 3, 5, 6, 8, 9, 22, 24, 25, 26, 27, -1, 31, 32, 33, 34, 36, 39, 40, 42, 43, 44, 48,
-     51, 53, 75, 76, 78, 79, 80, -1, 95},
-    {15, 3, 5, 6, 8, 9, 22, 24, 25, 26, 30, 27, 39, 40, 41, 42, 44, 47, 48, 50, 51, 52, 56,
-     59, 61, 87, 88, 90, 91, 92, 93, 111},
+    {13, 3,  5,  6,  8,  9,  19, 21, 22, 23, 24, -1, 28, 29, 30, 31,
+     33, 34, 35, 37, 38, 39, 43, 45, 47, 65, 66, 68, 69, 70, -1, 73},
+    {14, 3,  5,  6,  8,  9,  22, 24, 25, 26, 27, -1, 31, 32, 33, 34,
+     36, 39, 40, 42, 43, 44, 48, 51, 53, 75, 76, 78, 79, 80, -1, 95},
+    {15, 3,  5,  6,  8,  9,  22, 24, 25, 26, 30, 27, 39, 40, 41, 42,
+     44, 47, 48, 50, 51, 52, 56, 59, 61, 87, 88, 90, 91, 92, 93, 111},
 };
 constexpr u32 kNewestListed = 15;
 
@@ -142,8 +142,9 @@ inline Status parse(const u8* image, usize n, Offsets* out, u32 as_minor = 0) {
 
     using detail::within;
     bool sizes = runtime_size && runtime_size < detail::kMaxStruct && interp_size &&
-                 interp_size < detail::kMaxStruct && tstate_size && tstate_size < detail::kMaxStruct &&
-                 frame_size && frame_size < 4096 && o.code_size && o.code_size < 4096;
+                 interp_size < detail::kMaxStruct && tstate_size &&
+                 tstate_size < detail::kMaxStruct && frame_size && frame_size < 4096 &&
+                 o.code_size && o.code_size < 4096;
     bool fields =
         sizes && within(o.runtime_interpreters_head, 8, runtime_size) &&
         within(o.interp_next, 8, interp_size) && within(o.interp_threads_head, 8, interp_size) &&

@@ -21,7 +21,7 @@ PyLayout layout_copy;    // the version's table (one field moved by the test swi
 const PyLayout* layout = &layout_copy;
 Addr runtime; // &_PyRuntime
 const HChar* interpreter_path;
-ULong py_version; // PY_VERSION_HEX
+ULong py_version;  // PY_VERSION_HEX
 UInt frame_extent; // bytes of a frame that hold the fields read
 bool layout_verified; // a code object's type was "code"
 // The interpreter's own code: libpython and the executable (static builds).
@@ -639,7 +639,8 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         // Incomplete frames (still setting up) are not the program's lines.
         bool incomplete = false;
         if (layout->code_firsttraceable) {
-            Int firsttraceable = *reinterpret_cast<const Int*>(f.code + layout->code_firsttraceable);
+            Int firsttraceable =
+                *reinterpret_cast<const Int*>(f.code + layout->code_firsttraceable);
             incomplete = f.owner != layout->owned_by_generator &&
                          f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
         }
