@@ -21,8 +21,8 @@ PyLayout layout_copy;    // the version's table (one field moved by the test swi
 const PyLayout* layout = &layout_copy;
 Addr runtime; // &_PyRuntime
 const HChar* interpreter_path;
-ULong py_version;  // PY_VERSION_HEX
-UInt frame_extent; // bytes of a frame that hold the fields read
+ULong py_version;     // PY_VERSION_HEX
+UInt frame_extent;    // bytes of a frame that hold the fields read
 bool layout_verified; // a code object's type was "code"
 // The interpreter's own code: libpython and the executable (static builds).
 constexpr UInt kMaxObjects = 2;
@@ -199,11 +199,10 @@ bool choose_layout(const Found& f, const HChar* path) {
             return false;
         }
         layout_copy = layout_from_debug_offsets(o);
-        if (o.newer && VG_(clo_verbosity) > 1)
-            VG_(umsg)
-            ("memgrow: CPython %llu.%llu is newer than the versions memgrow was tested with "
-             "(3.11 to 3.15); its frames are read by its debug offsets\n",
-             major, minor);
+        if (o.newer && VG_(clo_verbosity) > 1) VG_(umsg)
+        ("memgrow: CPython %llu.%llu is newer than the versions memgrow was tested with "
+         "(3.11 to 3.15); its frames are read by its debug offsets\n",
+         major, minor);
         return true;
     case pydebug::Status::no_cookie:
         if (major == 3 && (minor == 11 || minor == 12)) {
