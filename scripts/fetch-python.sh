@@ -54,6 +54,8 @@ done
 old=${MEMGROW_PYTHON312:-$cache/python3.12}
 if [ -d "$old" ]; then
     runnable "$old" 3.12 && echo "memgrow: CPython 3.12 for the tests: $old/usr/bin/python3.12" || status=1
+elif [ -x "$old" ]; then
+    echo "memgrow: CPython 3.12 for the tests: $old"
 else
     echo "memgrow: no CPython 3.12 (not in Debian's archive; MEMGROW_PYTHON312 may name one): the tests say 3.12 is not tested"
 fi
