@@ -25,17 +25,22 @@ command -v patchelf >/dev/null || { echo "memgrow: patchelf is needed (apt-get i
 runnable() {
     root=$1 version=$2
     exe=$root/usr/bin/python$version lib=$root/usr/lib/x86_64-linux-gnu
-    [ -x "$exe" ] && [ -x "$lib/ld-linux-x86-64.so.2" ] ||
-        { echo "memgrow: no python$version or ld.so in $root" >&2; return 1; }
+    if [ ! -x "$exe" ] || [ ! -x "$lib/ld-linux-x86-64.so.2" ]; then
+        echo "memgrow: no python$version or ld.so in $root" >&2
+        return 1
+    fi
     # DT_RPATH (not RUNPATH): it also applies to what extension modules
     # load (_ssl's libssl).
     if [ "$(patchelf --print-interpreter "$exe")" != "$lib/ld-linux-x86-64.so.2" ] ||
         [ "$(patchelf --print-rpath "$exe")" != "$lib" ]; then
         patchelf --set-interpreter "$lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$lib" "$exe"
     fi
-    got=$(env -u PYTHONHOME -u PYTHONPATH "$exe" -S -c 'import sys; print("%d.%d" % sys.version_info[:2])') &&
-        [ "$got" = "$version" ] ||
-        { echo "memgrow: $exe does not run as CPython $version" >&2; return 1; }
+    got=$(env -u PYTHONHOME -u PYTHONPATH "$exe" -S -c 'import sys; print("%d.%d" % sys.version_info[:2])') ||
+        got=none
+    if [ "$got" != "$version" ]; then
+        echo "memgrow: $exe does not run as CPython $version" >&2
+        return 1
+    fi
 }
 
 status=0
@@ -53,7 +58,11 @@ done
 
 old=${MEMGROW_PYTHON312:-$cache/python3.12}
 if [ -d "$old" ]; then
-    runnable "$old" 3.12 && echo "memgrow: CPython 3.12 for the tests: $old/usr/bin/python3.12" || status=1
+    if runnable "$old" 3.12; then
+        echo "memgrow: CPython 3.12 for the tests: $old/usr/bin/python3.12"
+    else
+        status=1
+    fi
 elif [ -x "$old" ]; then
     echo "memgrow: CPython 3.12 for the tests: $old"
 else
