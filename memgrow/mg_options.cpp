@@ -222,6 +222,7 @@ Bool process_option(const HChar* arg) {
         static const HChar* const views[] = {"hybrid", "only", "no"}; // PythonFrames' order
         return parse_word(arg, str, views, &clo.python, "expected hybrid, only or no");
     } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
+    } else if VG_BOOL_CLO (arg, "--python-test-future-version", clo.python_test_future_version) {
     } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
     } else if VG_BOOL_CLO (arg, "--pytorch-caching", clo.pytorch_caching) {
     } else if VG_BOOL_CLO (arg, "--follow-launchers", clo.follow_launchers) {
@@ -299,7 +300,9 @@ void print_usage() {
 void print_debug_usage() {
     VG_(printf)
     ("    --python-test-layout-mismatch=no|yes  read CPython frames one word off,\n"
-     "                              as if its layout had changed (tests) [no]\n");
+     "                              as if its layout had changed (tests) [no]\n"
+     "    --python-test-future-version=no|yes  take CPython 3.13+ for 3.99, a version\n"
+     "                              newer than memgrow knows (tests) [no]\n");
 }
 
 // An output file that cannot be written must fail now, not after hours of

@@ -35,6 +35,7 @@ struct Options {
     ULong json_stable_min_bytes = 0; // stable sites under this peak are counted, not listed
     PythonFrames python = PythonFrames::hybrid;
     Bool python_test_layout_mismatch = False;
+    Bool python_test_future_version = False; // read debug offsets as 3.99's
     // --python-malloc: the preload sets PYTHONMALLOC=malloc unless set
     Bool python_malloc = True;
     // --pytorch-caching=no: the preload sets PYTORCH_NO_CUDA_MEMORY_CACHING=1

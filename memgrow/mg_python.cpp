@@ -21,6 +21,8 @@ PyLayout layout_copy;    // the version's table (one field moved by the test swi
 const PyLayout* layout = &layout_copy;
 Addr runtime; // &_PyRuntime
 const HChar* interpreter_path;
+ULong py_version;     // PY_VERSION_HEX
+UInt frame_extent;    // bytes of a frame that hold the fields read
 bool layout_verified; // a code object's type was "code"
 // The interpreter's own code: libpython and the executable (static builds).
 constexpr UInt kMaxObjects = 2;
@@ -32,7 +34,6 @@ const DebugInfo* examined[kMaxExamined];
 UInt n_examined;
 
 bool warmup_pending; // the main script started; its imports are start-up
-constexpr UChar kImportName = 108, kImportFrom = 109; // opcodes, 3.11 and 3.12
 
 struct Stats {
     ULong walks, frames, decodes, forgotten, bad_reads;
@@ -42,8 +43,9 @@ void turn_off(const HChar* why) {
     state = State::off;
     stack_cache_clear(StackPurpose::allocation); // their payloads were for Python stacks
     VG_(umsg)
-    ("memgrow: warning: Python frames are off (%s, %s); stacks are native only\n", why,
-     interpreter_path);
+    ("memgrow: warning: Python frames are off (%s; CPython %llu.%llu in %s); stacks are native "
+     "only\n",
+     why, py_version >> 24 & 0xff, py_version >> 16 & 0xff, interpreter_path);
 }
 
 // ---- The ELF file: .PyRuntime, Py_Version ---------------------------------
@@ -115,6 +117,10 @@ struct Found {
     Addr runtime;  // the .PyRuntime section's address in the file
     ULong version; // Py_Version (PY_VERSION_HEX); 0 when absent
     bool has_eval; // defines _PyEval_EvalFrameDefault
+    // The section's first bytes as the file initialises them: 3.13+ begins
+    // with _Py_DebugOffsets (read here: the page may not be mapped yet).
+    UChar head[1024];
+    SizeT head_size;
 };
 
 bool read_elf(const HChar* path, Found* out) {
@@ -125,12 +131,19 @@ bool read_elf(const HChar* path, Found* out) {
     if (!elf.read(0, &h, sizeof h) || h.shstrndx >= elf.n_sections) return false;
     HChar* names = elf.contents(elf.sections[h.shstrndx], 1 << 20);
     if (!names) return false;
-    *out = Found{0, 0, false};
+    out->runtime = out->version = 0;
+    out->has_eval = false;
+    out->head_size = 0;
     const Elf64Section* dynsym = nullptr;
     for (UInt i = 0; i < elf.n_sections; ++i) {
         const Elf64Section& s = elf.sections[i];
         if (s.name >= elf.sections[h.shstrndx].size) continue;
-        if (VG_STREQ(names + s.name, ".PyRuntime")) out->runtime = s.addr;
+        if (VG_STREQ(names + s.name, ".PyRuntime")) {
+            out->runtime = s.addr;
+            SizeT n = s.size < sizeof out->head ? s.size : sizeof out->head;
+            constexpr UInt kProgbits = 1; // SHT_PROGBITS: initialised from the file
+            if (s.type == kProgbits && elf.read(s.offset, out->head, n)) out->head_size = n;
+        }
         if (VG_STREQ(names + s.name, ".dynsym")) dynsym = &s;
     }
     VG_(free)(names);
@@ -165,6 +178,52 @@ bool already_examined(const DebugInfo* di) {
     return false;
 }
 
+// The layout for the interpreter in `path`: its _Py_DebugOffsets (3.13+)
+// or a table (3.11, 3.12). False, with one warning, when there is none.
+bool choose_layout(const Found& f, const HChar* path) {
+    pydebug::Offsets o;
+    pydebug::Status st =
+        pydebug::parse(f.head, f.head_size, &o, clo.python_test_future_version ? 99 : 0);
+    py_version = st == pydebug::Status::no_cookie ? f.version : o.version;
+    ULong major = py_version >> 24 & 0xff, minor = py_version >> 16 & 0xff;
+    switch (st) {
+    case pydebug::Status::ok:
+        if (o.free_threaded) {
+            // Its objects live in CPython's own mimalloc heaps, which memgrow
+            // does not see, and it refuses PYTHONMALLOC=malloc.
+            VG_(umsg)
+            ("memgrow: warning: CPython %llu.%llut in %s is a free-threaded build: memgrow sees "
+             "neither its Python frames nor its objects (they live in CPython's mimalloc heaps); "
+             "stacks are native only\n",
+             major, minor, path);
+            return false;
+        }
+        layout_copy = layout_from_debug_offsets(o);
+        if (o.newer && VG_(clo_verbosity) > 1) VG_(umsg)
+        ("memgrow: CPython %llu.%llu is newer than the versions memgrow was tested with "
+         "(3.11 to 3.15); its frames are read by its debug offsets\n",
+         major, minor);
+        return true;
+    case pydebug::Status::no_cookie:
+        if (major == 3 && (minor == 11 || minor == 12)) {
+            layout_copy = minor == 11 ? kPython311 : kPython312;
+            return true;
+        }
+        VG_(umsg)
+        ("memgrow: warning: CPython %llu.%llu in %s is not supported (3.11 and newer are); "
+         "stacks are native only\n",
+         major, minor, path);
+        return false;
+    default:
+        VG_(umsg)
+        ("memgrow: warning: CPython %llu.%llu in %s: its debug offsets (_Py_DebugOffsets) are "
+         "not laid out as in the versions memgrow knows (3.13 to 3.15); stacks are native "
+         "only\n",
+         major, minor, path);
+        return false;
+    }
+}
+
 void examine(const DebugInfo* di) {
     if (n_examined < kMaxExamined) examined[n_examined++] = di;
     const HChar* path = VG_(DebugInfo_get_filename)(di);
@@ -179,27 +238,23 @@ void examine(const DebugInfo* di) {
         ++n_objects;
     }
     if (!f.runtime) return; // the executable of a shared-libpython build
-    ULong minor_version = f.version >> 16;
-    if (minor_version == 0x030b)
-        layout_copy = kPython311;
-    else if (minor_version == 0x030c)
-        layout_copy = kPython312;
-    else {
-        VG_(umsg)
-        ("memgrow: warning: CPython %llu.%llu in %s is not supported (3.11 and 3.12 are); "
-         "stacks are native only\n",
-         (f.version >> 24) & 0xff, (f.version >> 16) & 0xff, path);
+    if (!choose_layout(f, path)) {
         state = State::off;
         return;
     }
     // The test switch reads each frame's code one word off, as a CPython
     // whose layout changed would.
     if (clo.python_test_layout_mismatch) layout_copy.frame_code += 8;
+    frame_extent = 8 + VG_MAX(VG_MAX(layout->frame_code, layout->frame_previous),
+                              VG_MAX(layout->frame_prev_instr, layout->frame_owner));
+    if (layout->frame_is_entry >= 0)
+        frame_extent = VG_MAX(frame_extent, static_cast<UInt>(layout->frame_is_entry) + 1);
     runtime = f.runtime + static_cast<Addr>(VG_(DebugInfo_get_text_bias)(di));
     interpreter_path = VG_(strdup)("mg.python.path", path);
     state = State::active;
     if (VG_(clo_verbosity) > 1) VG_(umsg)
-    ("memgrow: CPython 3.%u in %s, _PyRuntime at %#lx\n", layout->minor, path, runtime);
+    ("memgrow: CPython 3.%u in %s, _PyRuntime at %#lx, layout from %s\n", layout->minor, path,
+     runtime, layout->minor >= 13 ? "its debug offsets" : "memgrow's table");
     // Cached allocation stacks carry sites made without Python frames.
     stack_cache_clear(StackPurpose::allocation);
 }
@@ -453,10 +508,10 @@ struct RawFrame {
 };
 
 bool read_frame(Addr f, RawFrame* out) {
-    // Every field read lies within the first 72 bytes of the frame.
-    if (!client_readable(f, 72)) return false;
+    if (!client_readable(f, frame_extent)) return false;
     auto word = [f](UInt offset) { return *reinterpret_cast<const Addr*>(f + offset); };
-    out->code = word(layout->frame_code);
+    // 3.14+: a tagged _PyStackRef; the low bits are flags, objects are aligned.
+    out->code = word(layout->frame_code) & ~static_cast<Addr>(3);
     out->previous = word(layout->frame_previous);
     out->prev_instr = word(layout->frame_prev_instr);
     out->owner = *reinterpret_cast<const UChar*>(f + layout->frame_owner);
@@ -472,7 +527,8 @@ bool pymalloc_warned;
 // sees the arenas: say so once the interpreter runs.
 void check_allocator() {
     pymalloc_warned = true;
-    if (!clo.python_malloc) return; // the user chose pymalloc (--python-malloc=no)
+    // The user chose pymalloc (--python-malloc=no), or the offset is unknown.
+    if (!clo.python_malloc || !layout->runtime_preconfig_allocator) return;
     Int allocator;
     if (!read_client(runtime + layout->runtime_preconfig_allocator, &allocator)) return;
     // PYMEM_ALLOCATOR_MALLOC = 3, PYMEM_ALLOCATOR_MALLOC_DEBUG = 4.
@@ -530,30 +586,48 @@ void python_stack(ThreadId tid, UInt max_tokens, PythonStack* out) {
 namespace {
 
 void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
-    Addr ts = thread_state(tid), cframe, frame;
-    if (!ts || !read_client(ts + layout->tstate_cframe, &cframe) || !cframe ||
-        !read_client(cframe + layout->cframe_current_frame, &frame))
+    Addr ts = thread_state(tid), frame, base = 0;
+    if (!ts || !read_client(ts + layout->tstate_cframe, &frame)) return;
+    // 3.11, 3.12: through the _PyCFrame; 3.13+: tstate->current_frame.
+    if (layout->cframe_current_frame >= 0 &&
+        (!frame || !read_client(frame + layout->cframe_current_frame, &frame)))
         return;
-    auto end_segment = [out] {
-        if (out->n_segments < PythonStack::kMaxSegments)
+    // 3.15+: the chain ends at the thread's sentinel base frame.
+    if (layout->tstate_base_frame >= 0 && !read_client(ts + layout->tstate_base_frame, &base))
+        return;
+    auto end_segment = [out](Addr entry) {
+        if (out->n_segments < PythonStack::kMaxSegments) {
+            out->segment_entry[out->n_segments] = entry;
             out->segment_end[out->n_segments++] = out->n_tokens;
+        }
     };
     bool open = false;      // tokens since the last segment end
     bool importing = false; // the import system is on the stack
+    bool full = false;      // max_tokens taken: only the current segment's entry is wanted
     // Bounded: a cycle in garbage memory must not loop forever.
-    for (UInt visited = 0; frame && visited < 4 * PythonStack::kMaxTokens; ++visited) {
+    for (UInt visited = 0; frame && frame != base && visited < 4 * PythonStack::kMaxTokens;
+         ++visited) {
         RawFrame f;
         if (!read_frame(frame, &f)) {
             ++stats.bad_reads;
             break;
         }
-        if (f.owner == layout->owned_by_cstack) { // 3.12: one C call's frames end here
-            end_segment();
+        // 3.12+: one C call's frames end at its entry frame.
+        if (f.owner >= layout->first_entry_owner) {
+            end_segment(frame);
             open = false;
+            if (full) break;
             frame = f.previous;
             continue;
         }
-        if (out->n_tokens >= max_tokens) break;
+        // Past max_tokens, the walk goes on to the segment's entry frame,
+        // which places the tokens in the native stack (mg_sites.cpp).
+        full = out->n_tokens >= max_tokens;
+        if (full) {
+            if (layout->first_entry_owner == 0xff) break; // 3.11: entries are not on the C stack
+            frame = f.previous;
+            continue;
+        }
         Code* code = code_at(f.code);
         if (!code) {
             if (state != State::active) return;
@@ -561,15 +635,19 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
             break;
         }
         Addr units = f.code + layout->code_adaptive;
-        Addr firsttraceable_at = f.code + layout->code_firsttraceable;
-        Int firsttraceable = *reinterpret_cast<const Int*>(firsttraceable_at);
         // Incomplete frames (still setting up) are not the program's lines.
-        bool incomplete = f.owner != layout->owned_by_generator &&
-                          f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
+        bool incomplete = false;
+        if (layout->code_firsttraceable) {
+            Int firsttraceable =
+                *reinterpret_cast<const Int*>(f.code + layout->code_firsttraceable);
+            incomplete = f.owner != layout->owned_by_generator &&
+                         f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
+        }
         // An import statement allocates before importlib's frames appear.
         UChar opcode;
-        importing |= code->hidden || (!incomplete && read_client(f.prev_instr, &opcode) &&
-                                      (opcode == kImportName || opcode == kImportFrom));
+        importing |= code->hidden ||
+                     (!incomplete && layout->import_name && read_client(f.prev_instr, &opcode) &&
+                      (opcode == layout->import_name || opcode == layout->import_from));
         if (!incomplete && !code->hidden) {
             Int line = code->first_line;
             if (f.prev_instr >= units && f.prev_instr < units + 2ull * code->n_units) {
@@ -582,12 +660,12 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
             ++stats.frames;
         }
         if (f.is_entry) { // 3.11: the first frame of one C call
-            end_segment();
+            end_segment(0);
             open = false;
         }
         frame = f.previous;
     }
-    if (open) end_segment();
+    if (open) end_segment(0);
     if (!pymalloc_warned && out->n_tokens) check_allocator();
     if (warmup_pending && out->n_tokens && !importing) {
         warmup_pending = false;
@@ -640,9 +718,12 @@ bool python_immortal_object(Addr a, SizeT size) {
     if (state != State::active || layout->minor < 12 || size < 16) return false;
     ULong refcnt;
     Addr type, meta, metameta;
-    constexpr ULong kImmortal = 0xffffffffull; // _Py_IMMORTAL_REFCNT on 64-bit builds
+    // _Py_IsImmortal on 64-bit builds: the low 32 bits, as a signed number,
+    // are negative (3.12, 3.13: 0xffffffff; 3.14+ start at 3 << 30 and
+    // keep flags in the upper half).
     // A type's type is `type` (or a metaclass whose type is `type`).
-    return read_client(a, &refcnt) && refcnt == kImmortal && read_client(a + kObType, &type) &&
+    return read_client(a, &refcnt) && static_cast<Int>(static_cast<UInt>(refcnt)) < 0 &&
+           read_client(a + kObType, &type) &&
            read_client(type + kObType, &meta) && read_client(meta + kObType, &metameta) &&
            (meta == metameta || (read_client(metameta + kObType, &meta) && meta == metameta));
 }

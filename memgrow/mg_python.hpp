@@ -16,12 +16,15 @@ namespace mg {
 
 // The Python frames of one thread, innermost first, cut into segments: one
 // per C-level call of the evaluation loop (_PyEval_EvalFrameDefault), the
-// innermost first. segment_end[k] is one past segment k's last token.
+// innermost first. segment_end[k] is one past segment k's last token;
+// segment_entry[k] is the address of the entry frame that ends it (3.12+:
+// a local variable of that call, so on its native stack frame), or 0.
 struct PythonStack {
     static constexpr UInt kMaxTokens = 256, kMaxSegments = 64;
     StackWord tokens[kMaxTokens];
     UInt n_tokens;
     UInt segment_end[kMaxSegments];
+    Addr segment_entry[kMaxSegments];
     UInt n_segments;
 };
 
@@ -51,8 +54,8 @@ void python_settle_warmup();
 // A heap block is being freed: forget it if it was a code object.
 void python_block_freed(Addr a, SizeT size);
 
-// Whether the heap block at a is an immortal CPython object (3.12: its
-// reference count is _Py_IMMORTAL_REFCNT and its type is a type).
+// Whether the heap block at a is an immortal CPython object (3.12+: its
+// reference count says immortal and its type is a type).
 bool python_immortal_object(Addr a, SizeT size);
 
 // The name of a Python frame token. False for a word that is not one.

@@ -109,6 +109,26 @@ UWord eval_frames(const CapturedStack& stack) {
     return mask;
 }
 
+// 3.12+: the native frames that hold a segment's entry frame are calls of
+// the evaluation loop too, whatever their symbol: GCC moves most of the loop
+// into _PyEval_EvalFrameDefault.cold, which a stripped interpreter (Debian's
+// 3.13+) does not name. Checked per allocation: entry frames move.
+UWord entry_frames(const CapturedStack& stack, const PythonStack& py) {
+    constexpr Addr kLastFrameBytes = 16384; // the outermost frame's extent is unknown
+    UWord mask = 0;
+    for (UInt k = 0; k < py.n_segments; ++k) {
+        Addr e = py.segment_entry[k];
+        for (UInt i = 1; e && i < stack.n && i < 64; ++i) {
+            Addr hi = i + 1 < stack.n ? stack.sps[i + 1] : stack.sps[i] + kLastFrameBytes;
+            if (e >= stack.sps[i] && e < hi) {
+                mask |= 1ull << i;
+                break;
+            }
+        }
+    }
+    return mask;
+}
+
 // The hybrid stack: each call of the evaluation loop, innermost first,
 // gives way to the Python frames it runs; between Python frames the
 // interpreter's own call machinery is left out, C extensions stay.
@@ -165,7 +185,7 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
         if (!*stack.payload) *stack.payload = reinterpret_cast<void*>(eval_frames(stack));
         static PythonStack py;
         python_stack(tid, depth, &py);
-        UWord mask = reinterpret_cast<UWord>(*stack.payload);
+        UWord mask = reinterpret_cast<UWord>(*stack.payload) | entry_frames(stack, py);
         return intern(space, device, w, merge_python(stack, mask, py, w, depth));
     }
     CapturedStack stack = capture_stack(tid, StackPurpose::allocation, depth + 4);

@@ -79,15 +79,15 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
     // alternate stack) the slots cannot be checked safely: no cache.
     if (sp > stack_max || stack_max - sp >= stack_size) {
         ++misses;
-        UInt n = VG_(get_StackTrace)(tid, scratch_ips, max_frames, nullptr, nullptr, 0);
-        return CapturedStack{scratch_ips, n, &no_payload};
+        UInt n = VG_(get_StackTrace)(tid, scratch_ips, max_frames, scratch_sps, nullptr, 0);
+        return CapturedStack{scratch_ips, scratch_sps, n, &no_payload};
     }
     Set& set = caches[tid]->sets[static_cast<UInt>(purpose)][set_of(ip, sp)];
     for (Entry& e : set.ways) {
         if (e.n && e.ip0 == ip && e.sp0 == sp && e.fp0 == fp && e.n <= max_frames &&
             still_valid(e, sp, stack_max)) {
             ++hits;
-            return CapturedStack{e.ips, e.n, &e.payload};
+            return CapturedStack{e.ips, e.sps, e.n, &e.payload};
         }
     }
     ++misses;
@@ -104,14 +104,14 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
         ++good;
     }
     n = good;
-    if (n > kCachedFrames) return CapturedStack{scratch_ips, n, &no_payload};
+    if (n > kCachedFrames) return CapturedStack{scratch_ips, scratch_sps, n, &no_payload};
     Entry& e = set.ways[set.next];
     set.next = (set.next + 1) % kWays;
     e.payload = nullptr;
     e.ip0 = ip, e.sp0 = sp, e.fp0 = fp, e.n = n;
     for (UInt i = 0; i < n; ++i)
         e.ips[i] = scratch_ips[i], e.sps[i] = scratch_sps[i];
-    return CapturedStack{e.ips, e.n, &e.payload};
+    return CapturedStack{e.ips, e.sps, e.n, &e.payload};
 }
 
 void stack_cache_clear(StackPurpose purpose) {

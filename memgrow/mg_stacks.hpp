@@ -17,6 +17,7 @@ enum class StackPurpose : UChar { allocation, deallocation };
 
 struct CapturedStack {
     const Addr* ips; // innermost first; ips[0] is the current IP
+    const Addr* sps; // each frame's stack pointer
     UInt n;
     void** payload; // the caller's value for this stack (a Site*, an
                     // ExeContext*): non-null on a hit, to be filled on a miss

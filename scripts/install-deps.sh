@@ -2,7 +2,7 @@
 # Installs the Debian packages memgrow needs to build and test, if missing.
 # Run as root (or with sudo) on Debian 12.
 set -eu
-packages="build-essential autoconf automake pkg-config valgrind python3 libboost-test-dev nlohmann-json3-dev libcli11-dev libfmt-dev chromium clang libclang-rt-14-dev python3-jsonschema python3-torch python3-pytest"
+packages="build-essential autoconf automake pkg-config valgrind python3 libboost-test-dev nlohmann-json3-dev libcli11-dev libfmt-dev chromium clang libclang-rt-14-dev python3-jsonschema python3-torch python3-pytest patchelf"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -15,10 +15,11 @@ if [ -n "$missing" ]; then
     apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
 
-# CPython 3.12 for the Python attribution tests (Debian 12 has only 3.11):
-# Ubuntu's, unpacked into a cache outside the tree.
-"$(dirname "$0")/fetch-python312.sh" ||
-    echo "memgrow: warning: no CPython 3.12: the Python tests' 3.12 cases will fail" >&2
+# CPython 3.13, 3.14 and 3.15 for the Python tests (Debian 12 has only
+# 3.11): Debian sid's, unpacked into a cache outside the tree. Without them
+# the Python tests fail, and so does this script (at its end).
+python_status=0
+"$(dirname "$0")/fetch-python.sh" || python_status=1
 
 # Debian 13's and sid's Valgrind (3.24, 3.27) with their glibc, which the tests
 # build memgrow against and run it under (tests/versions/run.sh), unpacked
@@ -53,3 +54,6 @@ fi
 if [ ! -f /usr/local/cuda/include/cuda.h ]; then
     echo "memgrow: no CUDA toolkit in /usr/local/cuda: the CUDA tests will fail unless configure is given --with-cuda=DIR" >&2
 fi
+
+[ "$python_status" = 0 ] ||
+    { echo "memgrow: error: the test interpreters (scripts/fetch-python.sh) are missing" >&2; exit 1; }

@@ -3,8 +3,11 @@ PYTHONMALLOC=malloc, a slot in a pymalloc arena otherwise), then prints the
 allocator the interpreter uses and the PYTHONMALLOC its children inherit."""
 import os
 
-import _testcapi
+try:
+    from _testinternalcapi import pymem_getallocatorsname  # 3.13+
+except ImportError:
+    from _testcapi import pymem_getallocatorsname
 
 objects = [str(i) for i in range(20000)]
-print("allocator", _testcapi.pymem_getallocatorsname())
+print("allocator", pymem_getallocatorsname())
 print("environment", os.environ.get("PYTHONMALLOC"))

@@ -1,17 +1,21 @@
-"""CPython: teardown begins at Py_FinalizeEx, before atexit handlers, on a
-shared-libpython interpreter and on Debian's static one."""
+"""CPython: teardown begins at Py_FinalizeEx, before atexit handlers; the
+warm-up ends where the program starts; clean programs have nothing growing:
+on every interpreter of mgtest.python_interpreters() (pymalloc: on the
+representative ones)."""
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, python_executables, run, source_line  # noqa: E402
+from mgtest import (SRC, TestCase, python_executables, representative_interpreters,  # noqa: E402
+                    run, source_line)
 
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_teardown.py")
 STEADY = os.path.join(SRC, "tests", "regress", "py_steady.py")
 LOCAL_MAIN = os.path.join(SRC, "tests", "regress", "py_local_main.py")
 # The interpreters themselves, not launcher scripts in front of them.
 INTERPRETERS = python_executables()
+REPRESENTATIVE = python_executables(representative_interpreters())
 
 
 class PythonTeardown(TestCase):
@@ -23,9 +27,11 @@ class PythonTeardown(TestCase):
                 rep = r.report
                 self.assertEqual(rep["teardown"], "py_finalize")
                 # The buffers: ~3000 blocks of ~4000 bytes, all live when
-                # finalization began, none at exit.
-                big = [s for s in rep["sites"] if s["live_blocks"] >= 3000
-                       and s["live_bytes"] >= 3000 * 4000]
+                # finalization began, none at exit (3.15: the first call's
+                # block has a stack of its own, before the call is
+                # specialised).
+                big = [s for s in rep["sites"] if s["live_blocks"] >= 2990
+                       and s["live_bytes"] >= 2990 * 4000]
                 self.assertTrue(big, "no site holds the buffers")
                 self.assertIn("growing", {s["class"] for s in big})
                 self.assertEqual(sum(s["at_exit_bytes"] for s in big), 0)
@@ -71,7 +77,7 @@ class PythonClean(TestCase):
 
     def test_pass_has_no_growing_site(self):
         for name, exe in INTERPRETERS.items():
-            for allocator in ("malloc", "pymalloc"):
+            for allocator in ("malloc", "pymalloc") if name in REPRESENTATIVE else ("malloc",):
                 with self.subTest(interpreter=name, allocator=allocator):
                     r = run([exe, "-c", "pass"], env={"PYTHONMALLOC": allocator})
                     self.assertEqual(r.rc, 0, r.log)

@@ -8,9 +8,10 @@ block, so a clean interpreter has nothing lost, and with it off the same
 blocks are possibly lost again (which shows that the heuristic is what
 makes the difference).
 
-Both interpreters: the one running this test (pyenv's in CI; a shared
-libpython) and Debian's /usr/bin/python3 (static). PYTHONMALLOC=malloc so that
-every object is a heap block of its own.
+The interpreters: the one running this test (pyenv's in CI; a shared
+libpython), Debian's /usr/bin/python3 (static), and the 3.13 to 3.15 of
+mgtest.python_interpreters(). PYTHONMALLOC=malloc so that every
+object is a heap block of its own.
 """
 import concurrent.futures
 import os
@@ -20,7 +21,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, run  # noqa: E402
+from mgtest import SRC, TestCase, python_interpreters, run  # noqa: E402
 
 NESTED = os.path.join(SRC, "tests", "regress", "py_nested.py")
 NESTED_OUTPUT = "30 300 500 300 16 8"
@@ -43,6 +44,10 @@ if os.path.exists("/usr/bin/python3"):
     INTERPRETERS["debian"] = os.path.realpath("/usr/bin/python3")
     if INTERPRETERS["debian"] == INTERPRETERS["pyenv"]:  # no pyenv: python3 is Debian's
         del INTERPRETERS["pyenv"]
+# Not 3.12: its nested containers leave some 650 objects possibly lost
+# (known, not yet understood; 3.12 is tested only where one is present).
+INTERPRETERS.update({name: py.argv[0] for name, py in python_interpreters().items()
+                     if py.minor >= 13})
 
 # (name, arguments, memgrow options) of every run, per interpreter.
 RUNS = {

@@ -6,11 +6,11 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, python_executables, run  # noqa: E402
+from mgtest import SRC, TestCase, python_executables, representative_interpreters, run  # noqa: E402
 
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_allocator.py")
 # The interpreters themselves, not launcher scripts in front of them.
-INTERPRETERS = python_executables()
+INTERPRETERS = python_executables(representative_interpreters())
 # Block counts do not depend on the stack depth; shallow stacks keep the
 # reports small.
 OPTIONS = ["--depth=4"]

@@ -1,0 +1,71 @@
+#!/bin/sh
+# Unpacks the CPython interpreters the Python tests run besides the
+# machine's own 3.11: Debian sid's 3.13, 3.14 and 3.15 (static libpython,
+# stripped, as Debian builds them) with sid's glibc, each into
+# ${XDG_CACHE_HOME:-~/.cache}/memgrow/pythonX.Y (scripts/fetch-debian.sh:
+# apt with a private configuration, nothing installed system-wide).
+#
+# Each interpreter is then made to start by itself: its program interpreter
+# becomes that glibc's ld.so and its RPATH that glibc's directory
+# (patchelf), so that it, and any child process it starts (subprocess,
+# multiprocessing's spawn), runs with the glibc it was built for.
+#
+# CPython 3.12 is no longer in Debian's archive: a runtime unpacked there by
+# an earlier version of this script (or MEMGROW_PYTHON312 naming such a
+# folder) is made to start by itself too; without one the tests say that
+# 3.12 is not tested.
+#
+#   scripts/fetch-python.sh [VERSION...]   (default: 3.13 3.14 3.15)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/memgrow
+command -v patchelf >/dev/null || { echo "memgrow: patchelf is needed (apt-get install patchelf)" >&2; exit 1; }
+
+# Points the interpreter in ROOT/usr/bin at ROOT's own glibc; checks it runs.
+runnable() {
+    root=$1 version=$2
+    exe=$root/usr/bin/python$version lib=$root/usr/lib/x86_64-linux-gnu
+    if [ ! -x "$exe" ] || [ ! -x "$lib/ld-linux-x86-64.so.2" ]; then
+        echo "memgrow: no python$version or ld.so in $root" >&2
+        return 1
+    fi
+    # DT_RPATH (not RUNPATH): it also applies to what extension modules
+    # load (_ssl's libssl).
+    if [ "$(patchelf --print-interpreter "$exe")" != "$lib/ld-linux-x86-64.so.2" ] ||
+        [ "$(patchelf --print-rpath "$exe")" != "$lib" ]; then
+        patchelf --set-interpreter "$lib/ld-linux-x86-64.so.2" --force-rpath --set-rpath "$lib" "$exe"
+    fi
+    got=$(env -u PYTHONHOME -u PYTHONPATH "$exe" -S -c 'import sys; print("%d.%d" % sys.version_info[:2])') ||
+        got=none
+    if [ "$got" != "$version" ]; then
+        echo "memgrow: $exe does not run as CPython $version" >&2
+        return 1
+    fi
+}
+
+status=0
+[ $# -gt 0 ] || set -- 3.13 3.14 3.15
+for v in "$@"; do
+    dest=$cache/python$v
+    if "$here/fetch-debian.sh" sid "$dest" libc6 "python$v-minimal" "libpython$v-minimal" \
+        "libpython$v-stdlib" "libpython$v" libssl3t64 && runnable "$dest" "$v"; then
+        echo "memgrow: CPython $v for the tests: $dest/usr/bin/python$v"
+    else
+        echo "memgrow: no CPython $v for the tests: its Python tests will fail" >&2
+        status=1
+    fi
+done
+
+old=${MEMGROW_PYTHON312:-$cache/python3.12}
+if [ -d "$old" ]; then
+    if runnable "$old" 3.12; then
+        echo "memgrow: CPython 3.12 for the tests: $old/usr/bin/python3.12"
+    else
+        status=1
+    fi
+elif [ -x "$old" ]; then
+    echo "memgrow: CPython 3.12 for the tests: $old"
+else
+    echo "memgrow: no CPython 3.12 (not in Debian's archive; MEMGROW_PYTHON312 may name one): the tests say 3.12 is not tested"
+fi
+exit $status
