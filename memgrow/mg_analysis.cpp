@@ -105,4 +105,9 @@ void analysis_release(Analysis* a) {
     a->growth_class = nullptr;
 }
 
+ULong staircase_due(const Growth& g) {
+    const double due = (g.next_step + 1) * static_cast<double>(tl.run.width);
+    return due > 0 ? static_cast<ULong>(due) : 0;
+}
+
 } // namespace mg

@@ -34,6 +34,10 @@ struct Analysis {
 void analyse(Analysis* a);
 void analysis_release(Analysis* a);
 
+// The run clock where a resize staircase's next step is due: the end of
+// the (fractional) bucket position the classifier predicted.
+ULong staircase_due(const Growth& g);
+
 // Live bytes of a site at the end of each complete mark bucket (its own
 // history, or its constant level if it did not change since marks began).
 const i64* mark_levels(const Site* s, UInt n, i64* scratch);

@@ -108,6 +108,12 @@ void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analy
     w.member_u("marks_used", g.marks_used);
     w.member_u("marks_adding", g.marks_adding);
     w.member_bool("released_at_end", g.released_at_end);
+    w.member_u("staircase_steps", g.steps);
+    w.key("next_step_at"); // resize staircase: when its next step is due (may be past the end)
+    if (g.steps)
+        w.uinteger(staircase_due(g));
+    else
+        w.null();
     w.end_object();
 }
 

@@ -52,6 +52,9 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
         if (g.stopped >= 0)
             VG_(umsg)(", stopped at %'llu", tl.run.end_of(static_cast<UInt>(g.stopped)));
         if (g.released_at_end) VG_(umsg)(", released just before teardown");
+        if (g.steps) VG_(umsg)
+        ("; resize staircase of %u steps; next resize %s clock %'llu", g.steps,
+         VG_(strcmp)(g.rule, "staircase") == 0 ? "due at" : "overdue since", staircase_due(g));
         VG_(umsg)("\n");
     }
     if (g.marks_used) {

@@ -189,6 +189,10 @@ std::string evidence_html(const Report& r, const Site& s) {
     }
     if (g.began_at) item("began at", with_commas(*g.began_at) + " " + unit);
     if (g.stopped_at) item("stopped at", with_commas(*g.stopped_at) + " " + unit);
+    if (g.next_step_at)
+        item("resize staircase", fmt::format("{} steps; next resize {} {} {}", g.staircase_steps,
+                                             g.rule == "staircase" ? "due at" : "overdue since",
+                                             with_commas(*g.next_step_at), unit));
     if (g.released_at_end) item("at end", "released (the last bucket gave back half the level)");
     if (s.suppressed) item("suppressed", markup_escape(s.suppression));
     return out + "</dl>";

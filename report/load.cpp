@@ -197,6 +197,8 @@ class Reader {
         opt_integer(v, where, "marks_used", g.marks_used);
         opt_integer(v, where, "marks_adding", g.marks_adding);
         opt_bool(v, where, "released_at_end", g.released_at_end);
+        opt_integer(v, where, "staircase_steps", g.staircase_steps);
+        opt_integer_or_null(v, where, "next_step_at", g.next_step_at);
         return g;
     }
 

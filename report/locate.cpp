@@ -67,12 +67,16 @@ std::string evidence_text(const Report& r, const Site& s) {
     out += fmt::format("{} bytes in {} blocks live (peak {}), {} space", with_commas(s.live_bytes),
                        with_commas(s.live_blocks), with_commas(s.peak_bytes), s.space);
     const Growth& g = s.growth;
-    if (g.rule == "trend" || g.rule == "refleak" || g.rate != 0)
+    if (g.rule == "trend" || g.rule == "refleak" || g.rule == "staircase" || g.rate != 0)
         out += fmt::format("; growth {:+.4g} bytes per {} ({:+.4g} per bucket), {} rule, "
                            "confidence {:.2g}",
                            g.rate, clock_unit(time_unit), g.rate_per_bucket,
                            g.rule.empty() ? "?" : g.rule, g.confidence);
     if (g.rate_per_mark) out += fmt::format("; {:+.4g} bytes per mark", *g.rate_per_mark);
+    if (g.next_step_at)
+        out += fmt::format("; resize staircase; next resize {} clock {}",
+                           g.rule == "staircase" ? "due at" : "overdue since",
+                           with_commas(*g.next_step_at));
     out += fmt::format("; pid {}", site_pid(r, s));
     return out;
 }

@@ -40,7 +40,7 @@ struct Frame {
 
 struct Growth {
     std::optional<SiteClass> history_class; // `growth.class`: what the series alone gives
-    std::string rule;                       // trend, refleak, level, none
+    std::string rule;                       // trend, refleak, staircase, level, none
     double rate = 0;                        // bytes per clock unit
     double rate_per_bucket = 0;
     std::optional<double> rate_per_mark;
@@ -48,6 +48,8 @@ struct Growth {
     std::optional<std::int64_t> began_at, stopped_at;
     std::int64_t marks_used = 0, marks_adding = 0;
     bool released_at_end = false;
+    std::int64_t staircase_steps = 0;         // a resize staircase's steps (0: none)
+    std::optional<std::int64_t> next_step_at; // when its next step is due (or was, overdue)
 };
 
 struct Lost {

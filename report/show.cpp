@@ -56,6 +56,10 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
             fmt::format_to(it, ", {} per mark ({} of {} marks added)", rate_text(*g.rate_per_mark),
                            g.marks_adding, g.marks_used);
         fmt::format_to(it, "; {} rule, confidence {:.2g}\n", g.rule, g.confidence);
+        if (g.next_step_at)
+            fmt::format_to(it, "  resize staircase of {} steps; next resize {} clock {}\n",
+                           g.staircase_steps, g.rule == "staircase" ? "due at" : "overdue since",
+                           with_commas(*g.next_step_at));
     }
     if (!s.series.empty()) {
         auto [lo, hi] = std::minmax_element(s.series.begin(), s.series.end());
