@@ -224,6 +224,72 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     w.end_object();
 }
 
+bool listed(UInt id, const Analysis& a) {
+    const Site* s = site_at(id);
+    return s->peak_bytes >= clo.json_stable_min_bytes || a.growth[id].cls != SiteClass::stable;
+}
+
+void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
+    const PySites& py = *a.py;
+    const PySite* ps = py.sites[k];
+    w.begin_object();
+    w.member_u("id", k);
+    w.member("space", space_name(ps->space));
+    if (ps->space != Space::host) w.member_u("device", ps->device);
+    w.member("class", class_name(ps->growth.cls));
+    w.member_u("live_bytes", ps->live_bytes);
+    w.member_u("live_blocks", ps->live_blocks);
+    w.member_u("peak_bytes", ps->peak_bytes);
+    w.member_u("allocated_bytes", ps->allocated_bytes);
+    w.member_u("allocated_blocks", ps->allocated_blocks);
+    w.member_u("at_exit_bytes", ps->at_exit_bytes);
+    w.member_u("at_exit_blocks", ps->at_exit_blocks);
+    w.member_bool("suppressed", ps->suppressed);
+    if (a.leaks) {
+        ULong lost[kReachable] = {};
+        for (UInt id = ps->first; id != kNoPySite; id = py.next[id])
+            if (id < a.leaks->n_sites)
+                for (UInt kind = 0; kind < kReachable; ++kind)
+                    lost[kind] += a.leaks->sites[id].bytes[kind];
+        w.key("lost");
+        w.begin_object();
+        for (UInt kind = 0; kind < kReachable; ++kind)
+            w.member_u(leak_kind_name(kind), lost[kind]);
+        w.end_object();
+    }
+    write_growth(w, ps->growth, ps->history, a);
+    w.key("series");
+    w.begin_array();
+    for (UInt i = 0; i < a.n_buckets; ++i)
+        w.integer(ps->series[i]);
+    w.end_array();
+    if (a.n_mark_buckets) {
+        w.key("mark_series");
+        w.begin_array();
+        for (UInt i = 0; i < a.n_mark_buckets; ++i)
+            w.integer(ps->marks[i]);
+        w.end_array();
+    }
+    w.key("frames");
+    w.begin_array();
+    for_each_frame(ps->words, ps->n_words, site_at(ps->first)->epoch, write_frame, &w);
+    w.end_array();
+    // Its native sub-sites, by their "id" in "sites"; small stable ones that
+    // "sites" leaves out (--json-stable-min-bytes) only counted.
+    UInt omitted = 0;
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = ps->first; id != kNoPySite; id = py.next[id]) {
+        if (listed(id, a))
+            w.uinteger(id);
+        else
+            ++omitted;
+    }
+    w.end_array();
+    w.member_u("omitted_sites", omitted);
+    w.end_object();
+}
+
 void write_buckets(JsonWriter& w, const Analysis& a) {
     w.key("buckets");
     w.begin_array();
@@ -309,13 +375,20 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.begin_array();
     for (UInt id = 0; id < a.n_sites; ++id) {
         const Site* s = site_at(id);
-        if (s->peak_bytes < clo.json_stable_min_bytes && a.growth[id].cls == SiteClass::stable) {
+        if (!listed(id, a)) {
             ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
             continue;
         }
         write_site(w, s, a);
     }
     w.end_array();
+    if (a.py) {
+        w.key("python_sites");
+        w.begin_array();
+        for (UInt k = 0; k < a.py->n; ++k)
+            write_python_site(w, k, a);
+        w.end_array();
+    }
     if (clo.json_stable_min_bytes) {
         w.key("omitted_sites");
         w.begin_object();
