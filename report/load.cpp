@@ -238,6 +238,10 @@ class Reader {
         s.frames = frames(required(v, where, "frames"), where + "/frames");
         opt_integer_or_null(v, where, "pid", s.pid);
         opt_integer_or_null(v, where, "process", s.process);
+        if (const json* subs = member(v, "sites")) {
+            s.python = true;
+            s.sub_sites = integers(*subs, where + "/sites");
+        }
         return s;
     }
 
@@ -348,6 +352,14 @@ class Reader {
         r.sites.reserve(sites.size());
         for (std::size_t i = 0; i < sites.size(); ++i)
             r.sites.push_back(site(sites[i], "/sites/" + std::to_string(i)));
+        if (const json* py = member(root, "python_sites")) {
+            const json& all = array(*py, "/python_sites");
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                std::string at = "/python_sites/" + std::to_string(i);
+                r.python_sites.push_back(site(all[i], at));
+                if (!r.python_sites.back().python) fail(at, "a Python site lists its \"sites\"");
+            }
+        }
         // The commands add up live bytes (per class, per key, per report):
         // a total no process can reach would overflow them. Found by
         // tests/fuzz/fuzz_report_load.

@@ -74,6 +74,10 @@ struct Site {
     // A merged report's sites (memgrow-report merge) name their process:
     // `pid` and the index into Report::processes.
     std::optional<std::int64_t> pid, process;
+    // A Python site (`python_sites`): the "id"s of its native sub-sites,
+    // its frames the Python stack. Empty for a native site.
+    bool python = false;
+    std::vector<std::int64_t> sub_sites;
 };
 
 struct SpaceBucket {
@@ -125,6 +129,7 @@ struct Report {
     std::vector<Bucket> buckets;
     std::optional<LeakCheck> leak_check;
     std::vector<Site> sites;
+    std::vector<Site> python_sites; // the Python sites (a process with Python frames)
     std::vector<Error> errors;
     std::vector<Process> processes; // a merged report's processes; empty otherwise
 };
