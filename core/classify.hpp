@@ -164,18 +164,23 @@ inline Staircase resize_staircase(const i64* x, unsigned n, unsigned w, double n
     unsigned at[kMaxBuckets];
     double size[kMaxBuckets];
     unsigned k = 0;
+    bool open_step = false; // the last step may still give back its old storage
     for (unsigned i = 1; i < n; ++i) {
         const double before = static_cast<double>(x[i - 1]);
         const double d = static_cast<double>(x[i]) - before;
         const double tol = mathx::max(noise_band, p.band_share * mathx::abs(before));
+        const double base = k ? static_cast<double>(x[at[k - 1] - 1]) : 0;
         if (d > tol && d > 0) {
             at[k] = i, size[k++] = d;
-        } else if (d < -tol && k && at[k - 1] == i - 1 && i >= 2 &&
-                   static_cast<double>(x[i]) - static_cast<double>(x[i - 2]) > tol) {
-            // A bucket that ended mid-resize, the new table allocated (by
-            // the bytes-allocated clock, it moves the clock) and the old
-            // not yet freed: one step, of the net rise.
-            size[k - 1] = static_cast<double>(x[i]) - static_cast<double>(x[i - 2]);
+            open_step = true;
+        } else if (d < -tol && open_step && static_cast<double>(x[i]) - base > tol &&
+                   -d <= base + tol) {
+            // Buckets that ended mid-resize: the new storage allocated (by
+            // the bytes-allocated clock it moves the clock, over several
+            // buckets when large) and the old, at most the level before
+            // the step, not yet freed. One step, of the net rise.
+            size[k - 1] = static_cast<double>(x[i]) - base;
+            open_step = false;
         } else if (d < -tol && i >= w) {
             return st;
         }

@@ -189,20 +189,32 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
     w.end_object();
 }
 
+struct Counts {
+    ULong live_bytes, live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
+    ULong at_exit_bytes, at_exit_blocks;
+};
+
+// The fields a site and a Python site share, up to their byte counts.
+void write_head(JsonWriter& w, UInt id, Space space, UInt device, SiteClass cls, const Counts& c) {
+    w.member_u("id", id);
+    w.member("space", space_name(space));
+    if (space != Space::host) w.member_u("device", device);
+    w.member("class", class_name(cls));
+    w.member_u("live_bytes", c.live_bytes);
+    w.member_u("live_blocks", c.live_blocks);
+    w.member_u("peak_bytes", c.peak_bytes);
+    w.member_u("allocated_bytes", c.allocated_bytes);
+    w.member_u("allocated_blocks", c.allocated_blocks);
+    w.member_u("at_exit_bytes", c.at_exit_bytes);
+    w.member_u("at_exit_blocks", c.at_exit_blocks);
+}
+
 void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     const Growth& g = a.growth[s->id];
     w.begin_object();
-    w.member_u("id", s->id);
-    w.member("space", space_name(s->space));
-    if (s->space != Space::host) w.member_u("device", s->device);
-    w.member("class", class_name(g.cls));
-    w.member_u("live_bytes", static_cast<ULong>(s->clock.live));
-    w.member_u("live_blocks", s->live_blocks);
-    w.member_u("peak_bytes", s->peak_bytes);
-    w.member_u("allocated_bytes", s->allocated_bytes);
-    w.member_u("allocated_blocks", s->allocated_blocks);
-    w.member_u("at_exit_bytes", s->live_bytes_now);
-    w.member_u("at_exit_blocks", s->live_blocks_now);
+    write_head(w, s->id, s->space, s->device, g.cls,
+               {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
+                s->allocated_bytes, s->allocated_blocks, s->live_bytes_now, s->live_blocks_now});
     const HChar* supp = a.class_suppressed_by ? a.class_suppressed_by[s->id] : nullptr;
     w.member_bool("suppressed", supp != nullptr);
     if (supp) w.member("suppression", supp);
@@ -233,17 +245,9 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
     const PySites& py = *a.py;
     const PySite* ps = py.sites[k];
     w.begin_object();
-    w.member_u("id", k);
-    w.member("space", space_name(ps->space));
-    if (ps->space != Space::host) w.member_u("device", ps->device);
-    w.member("class", class_name(ps->growth.cls));
-    w.member_u("live_bytes", ps->live_bytes);
-    w.member_u("live_blocks", ps->live_blocks);
-    w.member_u("peak_bytes", ps->peak_bytes);
-    w.member_u("allocated_bytes", ps->allocated_bytes);
-    w.member_u("allocated_blocks", ps->allocated_blocks);
-    w.member_u("at_exit_bytes", ps->at_exit_bytes);
-    w.member_u("at_exit_blocks", ps->at_exit_blocks);
+    write_head(w, k, ps->space, ps->device, ps->growth.cls,
+               {ps->live_bytes, ps->live_blocks, ps->peak_bytes, ps->allocated_bytes,
+                ps->allocated_blocks, ps->at_exit_bytes, ps->at_exit_blocks});
     w.member_bool("suppressed", ps->suppressed);
     if (a.leaks) {
         ULong lost[kReachable] = {};
