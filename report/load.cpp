@@ -371,12 +371,14 @@ class Reader {
                      "the sites' live bytes add up to more than 2^62");
             total += r.sites[i].live_bytes;
         }
-        for (std::size_t i = 0; i < r.sites.size(); ++i)
-            if (const auto& p = r.sites[i].process;
-                p && (*p < 0 || static_cast<std::size_t>(*p) >= r.processes.size()))
-                fail("/sites/" + std::to_string(i) + "/process",
-                     fmt::format("process {} is not in \"processes\" ({} entries)", *p,
-                                 r.processes.size()));
+        for (const auto* list : {&r.sites, &r.python_sites})
+            for (std::size_t i = 0; i < list->size(); ++i)
+                if (const auto& p = (*list)[i].process;
+                    p && (*p < 0 || static_cast<std::size_t>(*p) >= r.processes.size()))
+                    fail(fmt::format("/{}/{}/process", list == &r.sites ? "sites" : "python_sites",
+                                     i),
+                         fmt::format("process {} is not in \"processes\" ({} entries)", *p,
+                                     r.processes.size()));
         if (const json* errors = member(root, "errors")) {
             array(*errors, "/errors");
             for (std::size_t i = 0; i < errors->size(); ++i) {

@@ -152,6 +152,21 @@ class Views(unittest.TestCase):
         self.assertEqual({int(line) for _, line in cases}, self.grow, text[:3000])
         self.assertEqual(text.count("<failure"), len(self.grow))
 
+    def test_merge_keeps_python_sites(self):
+        merged = os.path.join(self.tmp, "merged.json")
+        p = memgrow_report("merge", "-o", merged, self.json)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(merged) as f:
+            m = json.load(f)
+        self.assertEqual(len(m["python_sites"]), len(self.report["python_sites"]))
+        by_id = {s["id"]: s for s in m["sites"]}
+        for before, after in zip(self.report["python_sites"], m["python_sites"]):
+            self.assertEqual(after["process"], 0)
+            self.assertEqual(len(after["sites"]), len(before["sites"]))
+            self.assertEqual([by_id[i]["process_site"] for i in after["sites"]], before["sites"])
+        p = memgrow_report("show", merged)
+        self.assertRegex(p.stdout, r"\nGROWING 1 of \d+: handle \(" + re.escape(NAME))
+
     def test_html_leads_with_python_sites(self):
         if not chromium():
             raise AssertionError("no chromium: scripts/install-deps.sh installs it")
