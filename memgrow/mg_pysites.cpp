@@ -67,6 +67,10 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
             for (UInt i = 0; i < nw; ++i)
                 ps->words[i] = words[i];
             ps->n_words = nw;
+            // Sized to the run: a program like PyTorch has 10^5 Python stacks.
+            ps->series = static_cast<i64*>(
+                VG_(calloc)("mg.pysite.series", a->n_buckets + a->n_mark_buckets, sizeof(i64)));
+            ps->marks = a->n_mark_buckets ? ps->series + a->n_buckets : nullptr;
             ps->first = id;
             ps->next_in_bucket = table[h & (buckets - 1)];
             table[h & (buckets - 1)] = ps;
@@ -109,8 +113,7 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
     for (UInt k = 0; k < py->n; ++k) {
         PySite* ps = py->sites[k];
         ps->next_in_bucket = nullptr;
-        ps->growth = classify(ps->series, a->n_buckets, a->n_mark_buckets ? ps->marks : nullptr,
-                              a->n_mark_buckets, p);
+        ps->growth = classify(ps->series, a->n_buckets, ps->marks, a->n_mark_buckets, p);
         ps->history = ps->growth.cls;
         // The summed level at a bucket end, or a sub-site's own peak if higher.
         for (UInt b = 0; b < a->n_buckets; ++b)
@@ -135,6 +138,7 @@ void python_sites_release(Analysis* a) {
     if (!py) return;
     for (UInt k = 0; k < py->n; ++k) {
         VG_(free)(py->sites[k]->words);
+        VG_(free)(py->sites[k]->series);
         VG_(free)(py->sites[k]);
     }
     VG_(free)(py->sites);

@@ -26,8 +26,8 @@ struct PySite {
     bool suppressed;   // every sub-site with a class that is not stable is suppressed
     SiteClass history; // the class of the summed series alone
     Growth growth;     // growth.cls is the Python site's class
-    i64 series[kBuckets];
-    i64 marks[kBuckets]; // summed per-mark levels (marked programs)
+    i64* series;       // summed live bytes, one per bucket
+    i64* marks;        // summed per-mark levels; null when the program did not mark
 };
 
 struct PySites {
