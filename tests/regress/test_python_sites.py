@@ -167,6 +167,22 @@ class Views(unittest.TestCase):
         p = memgrow_report("show", merged)
         self.assertRegex(p.stdout, r"\nGROWING 1 of \d+: handle \(" + re.escape(NAME))
 
+    def test_diff_keys_python_processes_by_python_sites(self):
+        # Another CPython with other native paths under the same Python lines.
+        other = json.loads(json.dumps(self.report))
+        for site in other["sites"]:
+            if any(f["python"] for f in site["frames"]):
+                for f in site["frames"]:
+                    if not f["python"]:
+                        f["function"] = "renamed_" + (f["function"] or "")
+        path = os.path.join(self.tmp, "other.json")
+        with open(path, "w") as f:
+            json.dump(other, f)
+        p = memgrow_report("diff", self.json, path)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertRegex(p.stdout, r"new sites: 0\b")
+        self.assertRegex(p.stdout, r"gone sites: 0\b")
+
     def test_html_leads_with_python_sites(self):
         if not chromium():
             raise AssertionError("no chromium: scripts/install-deps.sh installs it")
