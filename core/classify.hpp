@@ -39,12 +39,17 @@ struct ClassifyParams {
     double band_sigmas = 3;        // noise band, in noise sigmas: a plateau's rise must clear it;
     double band_share = 0.01;      // began/stopped: "at a level" is within the noise band, or
                                    // this share of the level if wider
+    unsigned staircase_steps = 3;  // resize staircase: fewest geometric steps that make one
+    double staircase_ratio = 1.1;  // each step at least this times the one before (list 1.125)
+    double staircase_margin = 0.5; // next step overdue once the flat tail is (1 + margin) times
+                                   // the interval the staircase predicts
 };
 
 struct Growth {
     SiteClass cls = SiteClass::stable;
     const char* rule = "none";    // "trend" (growing by clock), "refleak" (growing by marks),
-                                  // "level" (plateau), "none" (stable)
+                                  // "staircase" (growing: a resize staircase whose next step
+                                  // is not overdue), "level" (plateau), "none" (stable)
     double rate = 0;              // bytes per bucket: level rise across the last third (growing),
                                   // Theil–Sen over began-1..stopped (plateau); 0 when stable
     double confidence = 0;        // 0..1: Phi(z) (trend), 1 - 2^-marks_used (refleak),
@@ -56,6 +61,9 @@ struct Growth {
     unsigned marks_used = 0;      // post-warm-up per-mark deltas looked at (0: no mark view)
     unsigned marks_adding = 0;    // how many of them were >= 1 byte
     bool released_at_end = false; // classified on the history before a release in the last bucket
+    unsigned steps = 0;           // resize staircase: its steps (0: none found)
+    double next_step = -1;        // resize staircase: bucket position where its next step is
+                                  // due (may lie past the end); -1 when there is none
 };
 
 // Refleak rule of CPython's regrtest -R (Lib/test/libregrtest/refleak.py,
@@ -133,6 +141,73 @@ inline double peak_level(const i64* x, unsigned n, unsigned k) {
     return peak;
 }
 
+// A resize staircase: a container filling at a steady rate grows its table
+// in geometric steps (dict x2, std::vector x2, list and bytearray x1.125),
+// and the wait before each step is proportional to that step's size. Steps
+// are rises beyond the "at level" tolerance; after the warm-up the series
+// must never fall beyond it. The staircase is the trailing run of steps each
+// at least `staircase_ratio` times the one before, with intervals that never
+// shrink (by more than one bucket, the bucket's rounding) and that grew from
+// first to last. Its fill rate is the bytes of all steps but the last over
+// the time they took; the next step is due once the last one's size has
+// filled at that rate. Returns the number of steps (0 when there is none).
+struct Staircase {
+    unsigned steps = 0;
+    unsigned first = 0, last = 0; // buckets of the first and last step
+    double fill_rate = 0;         // bytes per bucket
+    double next = -1;             // bucket position where the next step is due
+};
+
+inline Staircase resize_staircase(const i64* x, unsigned n, unsigned w, double noise_band,
+                                  const ClassifyParams& p) {
+    Staircase st;
+    unsigned at[kMaxBuckets];
+    double size[kMaxBuckets];
+    unsigned k = 0;
+    bool open_step = false; // the last step may still give back its old storage
+    for (unsigned i = 1; i < n; ++i) {
+        const double before = static_cast<double>(x[i - 1]);
+        const double d = static_cast<double>(x[i]) - before;
+        const double tol = mathx::max(noise_band, p.band_share * mathx::abs(before));
+        const double base = k ? static_cast<double>(x[at[k - 1] - 1]) : 0;
+        if (d > tol && d > 0) {
+            at[k] = i, size[k++] = d;
+            open_step = true;
+        } else if (d < -tol && open_step && static_cast<double>(x[i]) - base > tol &&
+                   -d <= base + tol) {
+            // Buckets that ended mid-resize: the new storage allocated (by
+            // the bytes-allocated clock it moves the clock, over several
+            // buckets when large) and the old, at most the level before
+            // the step, not yet freed. One step, of the net rise.
+            size[k - 1] = static_cast<double>(x[i]) - base;
+            open_step = false;
+        } else if (d < -tol && i >= w) {
+            return st;
+        }
+    }
+    if (k < p.staircase_steps || k < 2 || at[k - 1] < w) return st;
+    unsigned j = k - 1; // first step of the trailing run
+    while (j > 0) {
+        const bool geometric = size[j] >= p.staircase_ratio * size[j - 1];
+        const bool widening = j + 1 >= k || at[j + 1] - at[j] + 1 >= at[j] - at[j - 1];
+        if (!geometric || !widening) break;
+        --j;
+    }
+    const unsigned steps = k - j;
+    if (steps < p.staircase_steps || at[k - 1] - at[k - 2] <= at[j + 1] - at[j]) return st;
+    double filled = 0;
+    for (unsigned i = j; i + 1 < k; ++i)
+        filled += size[i];
+    const double rise = static_cast<double>(x[n - 1]) - static_cast<double>(x[at[j] - 1]);
+    if (rise < p.min_rise_bytes) return st;
+    st.steps = steps;
+    st.first = at[j];
+    st.last = at[k - 1];
+    st.fill_rate = filled / (at[k - 1] - at[j]);
+    st.next = at[k - 1] + size[k - 1] / st.fill_rate;
+    return st;
+}
+
 inline double one_minus_half_power(unsigned k) {
     double p = 1;
     for (unsigned i = 0; i < k; ++i)
@@ -194,6 +269,24 @@ inline Growth classify_history(const i64* series, unsigned n, const i64* mark_li
         return g;
     }
 
+    // A resize staircase whose next step is not yet overdue is still
+    // growing; once clearly overdue it goes on to the plateau rule.
+    const Staircase st =
+        marks == MarkVerdict::none ? resize_staircase(series, n, w, noise_band, p) : Staircase{};
+    if (st.steps) {
+        const double tail = static_cast<double>(n - 1 - st.last);
+        if (tail <= (1 + p.staircase_margin) * (st.next - st.last)) {
+            g.steps = st.steps;
+            g.next_step = st.next;
+            g.cls = SiteClass::growing;
+            g.rule = "staircase";
+            g.rate = st.fill_rate;
+            g.confidence = one_minus_half_power(st.steps - 1);
+            g.began = static_cast<int>(st.first);
+            return g;
+        }
+    }
+
     // Plateau: the end level stands well above the start of the post-warm-up
     // part and clear of the noise; once reached it was held, for two buckets
     // at least (a sawtooth or noise keeps revisiting the start level; a rise
@@ -215,6 +308,8 @@ inline Growth classify_history(const i64* series, unsigned n, const i64* mark_li
         return g;
     g.cls = SiteClass::plateau;
     g.rule = "level";
+    g.steps = st.steps; // an overdue staircase, when there was one
+    g.next_step = st.next;
     g.began = rise_began(series, w, stopped, noise_band, p.band_share);
     g.stopped = static_cast<int>(stopped);
     const unsigned from = g.began > 0 ? static_cast<unsigned>(g.began) - 1 : 0;

@@ -64,6 +64,7 @@ void analyse(Analysis* a) {
     }
     a->suppressed_sites = a->suppressed_bytes = 0;
     apply_suppressions(a);
+    python_sites_build(a, p);
 }
 
 // Which sites the class suppressions silence: a Leaked one silences a site's
@@ -97,12 +98,18 @@ static void apply_suppressions(Analysis* a) {
 }
 
 void analysis_release(Analysis* a) {
+    python_sites_release(a);
     if (a->class_suppressed_by) VG_(free)(a->class_suppressed_by);
     if (a->leak_suppressed_by) VG_(free)(a->leak_suppressed_by);
     VG_(free)(a->growth);
     VG_(free)(a->growth_class);
     a->growth = nullptr;
     a->growth_class = nullptr;
+}
+
+ULong staircase_due(const Growth& g) {
+    const double due = (g.next_step + 1) * static_cast<double>(tl.run.width);
+    return due > 0 ? static_cast<ULong>(due) : 0;
 }
 
 } // namespace mg

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "mg_leak.hpp"
+#include "mg_pysites.hpp"
 #include "mg_sites.hpp"
 #include "../core/classify.hpp"
 
@@ -26,6 +27,7 @@ struct Analysis {
     ULong warmup_end;    // run clock where the warm-up ends
     ULong sites_in[4];   // per SiteClass
     ULong bytes_in[4];
+    PySites* py; // the Python sites; null without Python frames
 };
 
 // Brings all series up to date and classifies every site: leaked when the
@@ -33,6 +35,10 @@ struct Analysis {
 // else by its history.
 void analyse(Analysis* a);
 void analysis_release(Analysis* a);
+
+// The run clock where a resize staircase's next step is due: the end of
+// the (fractional) bucket position the classifier predicted.
+ULong staircase_due(const Growth& g);
 
 // Live bytes of a site at the end of each complete mark bucket (its own
 // history, or its constant level if it did not change since marks began).

@@ -110,6 +110,12 @@ void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analy
     w.member_u("marks_used", g.marks_used);
     w.member_u("marks_adding", g.marks_adding);
     w.member_bool("released_at_end", g.released_at_end);
+    w.member_u("staircase_steps", g.steps);
+    w.key("next_step_at"); // resize staircase: when its next step is due (may be past the end)
+    if (g.steps)
+        w.uinteger(staircase_due(g));
+    else
+        w.null();
     w.end_object();
 }
 
@@ -185,20 +191,32 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
     w.end_object();
 }
 
+struct Counts {
+    ULong live_bytes, live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
+    ULong at_exit_bytes, at_exit_blocks;
+};
+
+// The fields a site and a Python site share, up to their byte counts.
+void write_head(JsonWriter& w, UInt id, Space space, UInt device, SiteClass cls, const Counts& c) {
+    w.member_u("id", id);
+    w.member("space", space_name(space));
+    if (space != Space::host) w.member_u("device", device);
+    w.member("class", class_name(cls));
+    w.member_u("live_bytes", c.live_bytes);
+    w.member_u("live_blocks", c.live_blocks);
+    w.member_u("peak_bytes", c.peak_bytes);
+    w.member_u("allocated_bytes", c.allocated_bytes);
+    w.member_u("allocated_blocks", c.allocated_blocks);
+    w.member_u("at_exit_bytes", c.at_exit_bytes);
+    w.member_u("at_exit_blocks", c.at_exit_blocks);
+}
+
 void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     const Growth& g = a.growth[s->id];
     w.begin_object();
-    w.member_u("id", s->id);
-    w.member("space", space_name(s->space));
-    if (s->space != Space::host) w.member_u("device", s->device);
-    w.member("class", class_name(g.cls));
-    w.member_u("live_bytes", static_cast<ULong>(s->clock.live));
-    w.member_u("live_blocks", s->live_blocks);
-    w.member_u("peak_bytes", s->peak_bytes);
-    w.member_u("allocated_bytes", s->allocated_bytes);
-    w.member_u("allocated_blocks", s->allocated_blocks);
-    w.member_u("at_exit_bytes", s->live_bytes_now);
-    w.member_u("at_exit_blocks", s->live_blocks_now);
+    write_head(w, s->id, s->space, s->device, g.cls,
+               {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
+                s->allocated_bytes, s->allocated_blocks, s->live_bytes_now, s->live_blocks_now});
     const HChar* supp = a.class_suppressed_by ? a.class_suppressed_by[s->id] : nullptr;
     w.member_bool("suppressed", supp != nullptr);
     if (supp) w.member("suppression", supp);
@@ -217,6 +235,64 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
         w.end_array();
     }
     write_frames(w, s);
+    w.end_object();
+}
+
+bool listed(UInt id, const Analysis& a) {
+    const Site* s = site_at(id);
+    return s->peak_bytes >= clo.json_stable_min_bytes || a.growth[id].cls != SiteClass::stable;
+}
+
+void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
+    const PySites& py = *a.py;
+    const PySite* ps = py.sites[k];
+    w.begin_object();
+    write_head(w, k, ps->space, ps->device, ps->growth.cls,
+               {ps->live_bytes, ps->live_blocks, ps->peak_bytes, ps->allocated_bytes,
+                ps->allocated_blocks, ps->at_exit_bytes, ps->at_exit_blocks});
+    w.member_bool("suppressed", ps->suppressed);
+    if (a.leaks) {
+        ULong lost[kReachable] = {};
+        for (UInt id = ps->first; id != kNoPySite; id = py.next[id])
+            if (id < a.leaks->n_sites)
+                for (UInt kind = 0; kind < kReachable; ++kind)
+                    lost[kind] += a.leaks->sites[id].bytes[kind];
+        w.key("lost");
+        w.begin_object();
+        for (UInt kind = 0; kind < kReachable; ++kind)
+            w.member_u(leak_kind_name(kind), lost[kind]);
+        w.end_object();
+    }
+    write_growth(w, ps->growth, ps->history, a);
+    w.key("series");
+    w.begin_array();
+    for (UInt i = 0; i < a.n_buckets; ++i)
+        w.integer(ps->series[i]);
+    w.end_array();
+    if (a.n_mark_buckets) {
+        w.key("mark_series");
+        w.begin_array();
+        for (UInt i = 0; i < a.n_mark_buckets; ++i)
+            w.integer(ps->marks[i]);
+        w.end_array();
+    }
+    w.key("frames");
+    w.begin_array();
+    for_each_frame(ps->words, ps->n_words, site_at(ps->first)->epoch, write_frame, &w);
+    w.end_array();
+    // Its native sub-sites, by their "id" in "sites"; small stable ones that
+    // "sites" leaves out (--json-stable-min-bytes) only counted.
+    UInt omitted = 0;
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = ps->first; id != kNoPySite; id = py.next[id]) {
+        if (listed(id, a))
+            w.uinteger(id);
+        else
+            ++omitted;
+    }
+    w.end_array();
+    w.member_u("omitted_sites", omitted);
     w.end_object();
 }
 
@@ -322,13 +398,20 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.begin_array();
     for (UInt id = 0; id < a.n_sites; ++id) {
         const Site* s = site_at(id);
-        if (s->peak_bytes < clo.json_stable_min_bytes && a.growth[id].cls == SiteClass::stable) {
+        if (!listed(id, a)) {
             ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
             continue;
         }
         write_site(w, s, a);
     }
     w.end_array();
+    if (a.py) {
+        w.key("python_sites");
+        w.begin_array();
+        for (UInt k = 0; k < a.py->n; ++k)
+            write_python_site(w, k, a);
+        w.end_array();
+    }
     if (clo.json_stable_min_bytes) {
         w.key("omitted_sites");
         w.begin_object();

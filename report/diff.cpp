@@ -1,5 +1,6 @@
 // The diff rules: matching sites by key, and the verdict.
 #include "report/diff.hpp"
+#include "report/locate.hpp"
 
 #include "report/text.hpp"
 
@@ -14,8 +15,11 @@ namespace mg::report {
 
 std::map<SiteKey, KeyedSite> index_sites(const Report& r) {
     std::map<SiteKey, KeyedSite> out;
-    for (const Site& s : r.sites) {
-        SiteKey key = site_key(s);
+    // A Python process is keyed by its Python sites, so that a baseline
+    // survives an interpreter whose native paths differ.
+    for (const Site* sp : leading_sites(r)) {
+        const Site& s = *sp;
+        SiteKey key = (s.python ? "python " : "") + site_key(s);
         auto [it, fresh] = out.try_emplace(key);
         KeyedSite& k = it->second;
         if (fresh) {

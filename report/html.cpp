@@ -2,6 +2,7 @@
 // one string, charts as inline SVG, no external resource of any kind.
 #include "report/html.hpp"
 
+#include "report/locate.hpp"
 #include "report/site_key.hpp"
 #include "report/text.hpp"
 
@@ -118,6 +119,8 @@ const char* class_color(SiteClass c) {
 // The innermost frame with a source file: the program's own code (or a
 // Python frame) rather than the allocator or a library without debug info.
 const Frame* user_frame(const Site& s) {
+    if (s.python) // a Python site: its innermost frame in the user's code
+        if (auto at = locate_site(s)) return &s.frames[at->frame];
     for (const Frame& f : s.frames)
         if (f.file) return &f;
     return s.frames.empty() ? nullptr : &s.frames.front();
@@ -126,6 +129,15 @@ const Frame* user_frame(const Site& s) {
 std::string user_frame_label(const Site& s) {
     const Frame* f = user_frame(s);
     return f ? frame_label(*f) : "(no frames)";
+}
+
+// A Python site's anchor and name stay apart from the native sites' ids.
+std::string anchor(const Site& s) {
+    return s.python ? fmt::format("py{}", s.id) : std::to_string(s.id);
+}
+
+std::string site_name(const Site& s) {
+    return fmt::format("{} {}", s.python ? "Python site" : "site", s.id);
 }
 
 std::int64_t lost_bytes(const Site& s) {
@@ -189,17 +201,43 @@ std::string evidence_html(const Report& r, const Site& s) {
     }
     if (g.began_at) item("began at", with_commas(*g.began_at) + " " + unit);
     if (g.stopped_at) item("stopped at", with_commas(*g.stopped_at) + " " + unit);
+    if (g.next_step_at)
+        item("resize staircase", fmt::format("{} steps; next resize {} {} {}", g.staircase_steps,
+                                             g.rule == "staircase" ? "due at" : "overdue since",
+                                             with_commas(*g.next_step_at), unit));
     if (g.released_at_end) item("at end", "released (the last bucket gave back half the level)");
     if (s.suppressed) item("suppressed", markup_escape(s.suppression));
     return out + "</dl>";
 }
 
+// A Python site's largest native sub-sites, each with its stack.
+std::string sub_sites_html(const Report& r, const Site& py, const HtmlOptions& o) {
+    std::vector<const Site*> subs;
+    for (std::int64_t id : py.sub_sites)
+        for (const Site& s : r.sites)
+            if (s.id == id && s.live_bytes > 0) subs.push_back(&s);
+    std::stable_sort(subs.begin(), subs.end(),
+                     [](const Site* a, const Site* b) { return a->live_bytes > b->live_bytes; });
+    std::string out =
+        fmt::format("<p class=\"muted sub-sites\">{} native sub-sites</p>\n", py.sub_sites.size());
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, subs.size()); ++i) {
+        const Site& s = *subs[i];
+        out +=
+            fmt::format("<details class=\"sub-site\"><summary><span class=\"cls {0}\">{0}</span> "
+                        "site {1} <span class=\"muted\">{2} bytes live</span></summary>\n",
+                        class_name(s.cls), s.id, with_commas(s.live_bytes));
+        out += stack_html(s.frames, o.frames) + "</details>\n";
+    }
+    return out;
+}
+
 // The rows a table lists: every site, or the unsuppressed ones.
 std::vector<const Site*> listed_sites(const Report& r, const HtmlOptions& o) {
     std::vector<const Site*> out;
-    for (const Site& s : r.sites)
-        if (o.suppressed || !s.suppressed) out.push_back(&s);
+    for (const Site* s : leading_sites(r))
+        if (o.suppressed || !s->suppressed) out.push_back(s);
     std::stable_sort(out.begin(), out.end(), [](const Site* a, const Site* b) {
+        if (a->python != b->python) return a->python;
         if (a->cls != b->cls) return a->cls > b->cls;
         return a->live_bytes > b->live_bytes;
     });
@@ -218,8 +256,9 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
 
     // The run, in one paragraph.
     std::size_t counts[4] = {};
-    for (const Site& s : r.sites)
-        if (!s.suppressed) ++counts[static_cast<std::size_t>(s.cls)];
+    const std::vector<const Site*> leading = leading_sites(r);
+    for (const Site* s : leading)
+        if (!s->suppressed) ++counts[static_cast<std::size_t>(s->cls)];
     fmt::format_to(it,
                    "<p class=\"meta\">file <code>{}</code>; ppid {}; clock: {} per bucket of {} "
                    "{}; {} buckets; teardown {} at {}; {} sites",
@@ -227,6 +266,9 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
                    with_commas(r.bucket_width), markup_escape(clock_unit(r.time_unit)),
                    r.buckets.size(), markup_escape(r.teardown), with_commas(r.teardown_at),
                    r.sites.size());
+    if (!r.python_sites.empty())
+        fmt::format_to(it, "; {} Python sites, listed first, then the sites without Python frames",
+                       r.python_sites.size());
     for (SiteClass c :
          {SiteClass::leaked, SiteClass::growing, SiteClass::plateau, SiteClass::stable})
         fmt::format_to(it, ", <span class=\"cls {0}\">{1} {0}</span>", class_name(c),
@@ -275,10 +317,12 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
 
     // The top problem sites, each with its own chart.
     std::vector<const Site*> top;
-    for (const Site& s : r.sites)
-        if (s.cls != SiteClass::stable && (o.suppressed || !s.suppressed)) top.push_back(&s);
-    std::stable_sort(top.begin(), top.end(),
-                     [](const Site* a, const Site* b) { return a->live_bytes > b->live_bytes; });
+    for (const Site* s : leading)
+        if (s->cls != SiteClass::stable && (o.suppressed || !s->suppressed)) top.push_back(s);
+    std::stable_sort(top.begin(), top.end(), [](const Site* a, const Site* b) {
+        if (a->python != b->python) return a->python;
+        return a->live_bytes > b->live_bytes;
+    });
     if (top.size() > o.top) top.resize(o.top);
     fmt::format_to(it,
                    "<h3>Top sites <span class=\"muted\">({} leaked, growing or plateau by "
@@ -289,20 +333,20 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     for (const Site* s : top) {
         fmt::format_to(it,
                        "<div class=\"site-card\" id=\"{0}-site-{1}\" data-site=\"{1}\" "
-                       "data-class=\"{2}\">\n<h4><span class=\"cls {2}\">{2}</span> site {1}: "
+                       "data-class=\"{2}\">\n<h4><span class=\"cls {2}\">{2}</span> {5}: "
                        "<code>{3}</code> <span class=\"muted\">{4}</span></h4>\n",
-                       rid, s->id, class_name(s->cls), markup_escape(user_frame_label(*s)),
-                       markup_escape(space_label(*s)));
+                       rid, anchor(*s), class_name(s->cls),
+                       markup_escape(s->python ? python_headline(r, *s) : user_frame_label(*s)),
+                       markup_escape(space_label(*s)), site_name(*s));
         out += evidence_html(r, *s);
-        std::vector<ChartSeries> one{
-            {fmt::format("site {}", s->id), s->series, class_color(s->cls)}};
+        std::vector<ChartSeries> one{{site_name(*s), s->series, class_color(s->cls)}};
         // The evidence on the chart: the warm-up, where the rise began and stopped.
         std::vector<ChartEvent> events;
         if (r.warmup_end > 0) events.push_back({"warm-up", r.warmup_end});
         if (s->growth.began_at) events.push_back({"began", *s->growth.began_at});
         if (s->growth.stopped_at) events.push_back({"stopped", *s->growth.stopped_at});
         out += svg_chart(ends, one, x_label, "chart site-chart", 560, 200, events);
-        fmt::format_to(it, "<p><a href=\"#{}-stack-{}\">stack</a></p>\n</div>\n", rid, s->id);
+        fmt::format_to(it, "<p><a href=\"#{}-stack-{}\">stack</a></p>\n</div>\n", rid, anchor(*s));
     }
     out += "</div>\n";
 
@@ -327,20 +371,21 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
                    "</tr></thead><tbody>\n",
                    rid, markup_escape(clock_unit(r.time_unit)));
     for (const Site* s : listed) {
-        fmt::format_to(
-            it,
-            "<tr data-class=\"{1}\"><td data-v=\"{0}\">{0}</td>"
-            "<td><span class=\"cls {1}\">{1}</span>{2}</td><td>{3}</td>"
-            "<td data-v=\"{4}\">{5}</td><td data-v=\"{6}\">{7}</td>"
-            "<td data-v=\"{8}\">{9}</td><td data-v=\"{10}\">{11}</td>"
-            "<td data-v=\"{12}\">{13}</td>"
-            "<td><a href=\"#{14}-stack-{0}\"><code>{15}</code></a></td></tr>\n",
-            s->id, class_name(s->cls), s->suppressed ? " (suppressed)" : "",
-            markup_escape(space_label(*s)), s->live_bytes, with_commas(s->live_bytes),
-            s->peak_bytes, with_commas(s->peak_bytes), lost_bytes(*s), with_commas(lost_bytes(*s)),
-            fmt::format("{:.6g}", s->growth.rate), s->growth.rate ? rate_text(s->growth.rate) : "0",
-            fmt::format("{:.3g}", s->growth.confidence),
-            fmt::format("{:.2g}", s->growth.confidence), rid, markup_escape(user_frame_label(*s)));
+        fmt::format_to(it,
+                       "<tr data-class=\"{1}\"><td data-v=\"{16}\">{0}</td>"
+                       "<td><span class=\"cls {1}\">{1}</span>{2}</td><td>{3}</td>"
+                       "<td data-v=\"{4}\">{5}</td><td data-v=\"{6}\">{7}</td>"
+                       "<td data-v=\"{8}\">{9}</td><td data-v=\"{10}\">{11}</td>"
+                       "<td data-v=\"{12}\">{13}</td>"
+                       "<td><a href=\"#{14}-stack-{0}\"><code>{15}</code></a></td></tr>\n",
+                       anchor(*s), class_name(s->cls), s->suppressed ? " (suppressed)" : "",
+                       markup_escape(space_label(*s)), s->live_bytes, with_commas(s->live_bytes),
+                       s->peak_bytes, with_commas(s->peak_bytes), lost_bytes(*s),
+                       with_commas(lost_bytes(*s)), fmt::format("{:.6g}", s->growth.rate),
+                       s->growth.rate ? rate_text(s->growth.rate) : "0",
+                       fmt::format("{:.3g}", s->growth.confidence),
+                       fmt::format("{:.2g}", s->growth.confidence), rid,
+                       markup_escape(user_frame_label(*s)), s->python ? -1 - s->id : s->id);
     }
     out += "</tbody></table>\n";
 
@@ -349,13 +394,15 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     for (const Site* s : listed) {
         fmt::format_to(it,
                        "<details id=\"{0}-stack-{1}\" class=\"stack-of\" data-class=\"{2}\"{3}>"
-                       "<summary><span class=\"cls {2}\">{2}</span> site {1} "
+                       "<summary><span class=\"cls {2}\">{2}</span> {7} "
                        "<span class=\"muted\">{4}, {5} bytes live</span> <code>{6}</code>"
                        "</summary>\n",
-                       rid, s->id, class_name(s->cls), s->cls == SiteClass::stable ? "" : " open",
-                       markup_escape(space_label(*s)), with_commas(s->live_bytes),
-                       markup_escape(user_frame_label(*s)));
+                       rid, anchor(*s), class_name(s->cls),
+                       s->cls == SiteClass::stable ? "" : " open", markup_escape(space_label(*s)),
+                       with_commas(s->live_bytes), markup_escape(user_frame_label(*s)),
+                       site_name(*s));
         out += stack_html(s->frames, o.frames);
+        if (s->python) out += sub_sites_html(r, *s, o);
         out += "</details>\n";
     }
     out += "</div>\n";

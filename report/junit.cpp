@@ -63,10 +63,12 @@ void print_suite(std::string& out, const Suite& suite) {
             attrs += fmt::format(" file=\"{}\"", markup_escape(*f.file));
             if (f.line) attrs += fmt::format(" line=\"{}\"", *f.line);
         }
-        std::string name = fmt::format("{} {}", class_name(s->cls), site_key(*s));
+        std::string name =
+            fmt::format("{} {}{}", class_name(s->cls), s->python ? "python " : "", site_key(*s));
         fmt::format_to(it, "    <testcase classname=\"{}\" name=\"{}\"{}>\n",
                        markup_escape(classname), markup_escape(name), attrs);
         std::string evidence = evidence_text(*suite.report, *s);
+        if (s->python) evidence = python_headline(*suite.report, *s) + ": " + evidence;
         if (s->suppressed)
             fmt::format_to(it, "      <skipped message=\"{}\"/>\n",
                            markup_escape("suppressed by " + s->suppression));
@@ -98,11 +100,11 @@ std::string junit_xml(const std::vector<Report>& reports) {
             for (const Process& p : r.processes)
                 suites.push_back({name_of(p.pid, p.command), &r, p.pid, p.ppid, p.command, {}});
         }
-        for (const Site& s : r.sites) {
-            if (!is_problem(s.cls)) continue;
-            std::size_t i = first + (s.process ? static_cast<std::size_t>(*s.process) : 0);
+        for (const Site* s : leading_sites(r)) {
+            if (!is_problem(s->cls)) continue;
+            std::size_t i = first + (s->process ? static_cast<std::size_t>(*s->process) : 0);
             if (i >= suites.size()) i = first; // the loader checks the indices
-            suites[i].problems.push_back(&s);
+            suites[i].problems.push_back(s);
         }
     }
     std::size_t tests = 0, failures = 0, skipped = 0;

@@ -197,6 +197,8 @@ class Reader {
         opt_integer(v, where, "marks_used", g.marks_used);
         opt_integer(v, where, "marks_adding", g.marks_adding);
         opt_bool(v, where, "released_at_end", g.released_at_end);
+        opt_integer(v, where, "staircase_steps", g.staircase_steps);
+        opt_integer_or_null(v, where, "next_step_at", g.next_step_at);
         return g;
     }
 
@@ -236,6 +238,10 @@ class Reader {
         s.frames = frames(required(v, where, "frames"), where + "/frames");
         opt_integer_or_null(v, where, "pid", s.pid);
         opt_integer_or_null(v, where, "process", s.process);
+        if (const json* subs = member(v, "sites")) {
+            s.python = true;
+            s.sub_sites = integers(*subs, where + "/sites");
+        }
         return s;
     }
 
@@ -346,6 +352,14 @@ class Reader {
         r.sites.reserve(sites.size());
         for (std::size_t i = 0; i < sites.size(); ++i)
             r.sites.push_back(site(sites[i], "/sites/" + std::to_string(i)));
+        if (const json* py = member(root, "python_sites")) {
+            const json& all = array(*py, "/python_sites");
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                std::string at = "/python_sites/" + std::to_string(i);
+                r.python_sites.push_back(site(all[i], at));
+                if (!r.python_sites.back().python) fail(at, "a Python site lists its \"sites\"");
+            }
+        }
         // The commands add up live bytes (per class, per key, per report):
         // a total no process can reach would overflow them. Found by
         // tests/fuzz/fuzz_report_load.
@@ -357,12 +371,14 @@ class Reader {
                      "the sites' live bytes add up to more than 2^62");
             total += r.sites[i].live_bytes;
         }
-        for (std::size_t i = 0; i < r.sites.size(); ++i)
-            if (const auto& p = r.sites[i].process;
-                p && (*p < 0 || static_cast<std::size_t>(*p) >= r.processes.size()))
-                fail("/sites/" + std::to_string(i) + "/process",
-                     fmt::format("process {} is not in \"processes\" ({} entries)", *p,
-                                 r.processes.size()));
+        for (const auto* list : {&r.sites, &r.python_sites})
+            for (std::size_t i = 0; i < list->size(); ++i)
+                if (const auto& p = (*list)[i].process;
+                    p && (*p < 0 || static_cast<std::size_t>(*p) >= r.processes.size()))
+                    fail(fmt::format("/{}/{}/process", list == &r.sites ? "sites" : "python_sites",
+                                     i),
+                         fmt::format("process {} is not in \"processes\" ({} entries)", *p,
+                                     r.processes.size()));
         if (const json* errors = member(root, "errors")) {
             array(*errors, "/errors");
             for (std::size_t i = 0; i < errors->size(); ++i) {

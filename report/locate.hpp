@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace mg::report {
 
@@ -41,6 +42,16 @@ std::optional<SiteLocation> locate_site(const Site& s);
 // live and peak bytes, the growth rate per clock unit and per bucket, the
 // rule and confidence, and the pid.
 std::string evidence_text(const Report& r, const Site& s);
+
+// What the views list, in order: the Python sites first, then the sites
+// without Python frames (a site with Python frames is a sub-site of its
+// Python site). Without Python sites: every site.
+std::vector<const Site*> leading_sites(const Report& r);
+
+// A Python site's headline: "update_stats (service.py:30), 2.9 MB in 48,000
+// blocks, +0.026 B per byte allocated" (its innermost frame in the user's
+// code, docs/python.md).
+std::string python_headline(const Report& r, const Site& s);
 
 // The site's pid: its own (a merged report) or the report's.
 std::int64_t site_pid(const Report& r, const Site& s);

@@ -21,9 +21,10 @@ const char* const kProcessFields[] = {"pid",          "ppid",       "command",  
                                       "marks",        "buckets",    "leak_check"};
 
 struct Proc {
-    json info;                // what goes to processes[i]
-    std::vector<json> sites;  // its sites, as written
-    std::vector<json> errors; // its errors, as written
+    json info;                      // what goes to processes[i]
+    std::vector<json> sites;        // its sites, as written
+    std::vector<json> python_sites; // its Python sites, as written
+    std::vector<json> errors;       // its errors, as written
     std::string file;
     std::size_t order = 0; // position among all inputs' processes
     std::int64_t pid = 0, ppid = 0;
@@ -45,6 +46,8 @@ void add_input(const MergeInput& in, std::vector<Proc>& out) {
             if (auto it = root.find(key); it != root.end()) p.info[key] = *it;
         p.info["report"] = in.file;
         p.sites = root["sites"].get<std::vector<json>>();
+        if (auto py = root.find("python_sites"); py != root.end() && py->is_array())
+            p.python_sites = py->get<std::vector<json>>();
         if (auto e = root.find("errors"); e != root.end() && e->is_array())
             p.errors = e->get<std::vector<json>>();
         p.file = in.file;
@@ -75,6 +78,9 @@ void add_input(const MergeInput& in, std::vector<Proc>& out) {
     const json& sites = root["sites"];
     for (std::size_t i = 0; i < sites.size(); ++i)
         owner(sites[i], "/sites/" + std::to_string(i)).sites.push_back(sites[i]);
+    if (auto py = root.find("python_sites"); py != root.end() && py->is_array())
+        for (std::size_t i = 0; i < py->size(); ++i)
+            owner((*py)[i], "/python_sites/" + std::to_string(i)).python_sites.push_back((*py)[i]);
     if (auto e = root.find("errors"); e != root.end() && e->is_array())
         for (std::size_t i = 0; i < e->size(); ++i)
             owner((*e)[i], "/errors/" + std::to_string(i)).errors.push_back((*e)[i]);
@@ -154,6 +160,7 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
             if (auto it = root.info.find(key); it != root.info.end()) out[key] = *it;
     out["merged"] = true;
     json processes = json::array(), sites = json::array(), errors = json::array();
+    json python_sites = json::array();
     json leak = json::object();
     std::size_t scanned = 0;
     std::string mode;
@@ -163,13 +170,28 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
         info["process"] = n;
         info["sites"] = p.sites.size();
         processes.push_back(std::move(info));
+        std::map<std::int64_t, std::size_t> new_id; // its sites' ids, old to merged
         for (json& s : p.sites) {
             // The site's id in its own report (kept when merging a merged one).
             if (!s.contains("process_site")) s["process_site"] = s.value("id", json());
+            new_id[int_of(s, "id")] = sites.size();
             s["id"] = sites.size();
             s["pid"] = p.pid;
             s["process"] = n;
             sites.push_back(std::move(s));
+        }
+        for (json& ps : p.python_sites) {
+            json subs = json::array();
+            if (auto it = ps.find("sites"); it != ps.end() && it->is_array())
+                for (const json& id : *it)
+                    if (auto m = new_id.find(id.is_number_integer() ? id.get<std::int64_t>() : -1);
+                        m != new_id.end())
+                        subs.push_back(m->second);
+            ps["sites"] = std::move(subs);
+            ps["id"] = python_sites.size();
+            ps["pid"] = p.pid;
+            ps["process"] = n;
+            python_sites.push_back(std::move(ps));
         }
         for (json& e : p.errors) {
             e["pid"] = p.pid;
@@ -193,6 +215,7 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
     }
     out["processes"] = std::move(processes);
     out["sites"] = std::move(sites);
+    if (!python_sites.empty()) out["python_sites"] = std::move(python_sites);
     out["errors"] = std::move(errors);
     return out;
 }

@@ -40,7 +40,7 @@ struct Frame {
 
 struct Growth {
     std::optional<SiteClass> history_class; // `growth.class`: what the series alone gives
-    std::string rule;                       // trend, refleak, level, none
+    std::string rule;                       // trend, refleak, staircase, level, none
     double rate = 0;                        // bytes per clock unit
     double rate_per_bucket = 0;
     std::optional<double> rate_per_mark;
@@ -48,6 +48,8 @@ struct Growth {
     std::optional<std::int64_t> began_at, stopped_at;
     std::int64_t marks_used = 0, marks_adding = 0;
     bool released_at_end = false;
+    std::int64_t staircase_steps = 0;         // a resize staircase's steps (0: none)
+    std::optional<std::int64_t> next_step_at; // when its next step is due (or was, overdue)
 };
 
 struct Lost {
@@ -72,6 +74,10 @@ struct Site {
     // A merged report's sites (memgrow-report merge) name their process:
     // `pid` and the index into Report::processes.
     std::optional<std::int64_t> pid, process;
+    // A Python site (`python_sites`): the "id"s of its native sub-sites,
+    // its frames the Python stack. Empty for a native site.
+    bool python = false;
+    std::vector<std::int64_t> sub_sites;
 };
 
 struct SpaceBucket {
@@ -123,6 +129,7 @@ struct Report {
     std::vector<Bucket> buckets;
     std::optional<LeakCheck> leak_check;
     std::vector<Site> sites;
+    std::vector<Site> python_sites; // the Python sites (a process with Python frames)
     std::vector<Error> errors;
     std::vector<Process> processes; // a merged report's processes; empty otherwise
 };

@@ -86,7 +86,8 @@ json sarif_log(const std::vector<Report>& reports, const SarifOptions& o) {
 
     json results = json::array();
     for (const Report& r : reports) {
-        for (const Site& s : r.sites) {
+        for (const Site* sp : leading_sites(r)) {
+            const Site& s = *sp;
             if (!is_problem(s.cls) || s.suppressed) continue;
             bool leaked = s.cls == SiteClass::leaked;
             json result = {{"ruleId", leaked ? "memgrow/leaked" : "memgrow/growing"},
@@ -96,7 +97,9 @@ json sarif_log(const std::vector<Report>& reports, const SarifOptions& o) {
             std::string where = s.frames.empty() ? std::string("an unknown stack")
                                                  : frame_label(s.frames[at ? at->frame : 0]);
             result["message"] = {
-                {"text", fmt::format("{} (allocated in {})", evidence_text(r, s), where)}};
+                {"text", s.python
+                             ? fmt::format("{}: {}", python_headline(r, s), evidence_text(r, s))
+                             : fmt::format("{} (allocated in {})", evidence_text(r, s), where)}};
             json locations = json::array();
             if (at) {
                 const Frame& f = s.frames[at->frame];
@@ -127,7 +130,8 @@ json sarif_log(const std::vector<Report>& reports, const SarifOptions& o) {
                           {"growth_rate", s.growth.rate},
                           {"confidence", s.growth.confidence},
                           {"report", r.path},
-                          {"user_frame", at && at->user}};
+                          {"user_frame", at && at->user},
+                          {"python_site", s.python}};
             if (s.lost)
                 props["lost"] = {{"definite", s.lost->definite},
                                  {"indirect", s.lost->indirect},

@@ -1,6 +1,7 @@
 // The text of `show`: a header for the run, then each class's top sites.
 #include "report/show.hpp"
 
+#include "report/locate.hpp"
 #include "report/site_key.hpp"
 #include "report/text.hpp"
 
@@ -56,6 +57,10 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
             fmt::format_to(it, ", {} per mark ({} of {} marks added)", rate_text(*g.rate_per_mark),
                            g.marks_adding, g.marks_used);
         fmt::format_to(it, "; {} rule, confidence {:.2g}\n", g.rule, g.confidence);
+        if (g.next_step_at)
+            fmt::format_to(it, "  resize staircase of {} steps; next resize {} clock {}\n",
+                           g.staircase_steps, g.rule == "staircase" ? "due at" : "overdue since",
+                           with_commas(*g.next_step_at));
     }
     if (!s.series.empty()) {
         auto [lo, hi] = std::minmax_element(s.series.begin(), s.series.end());
@@ -64,6 +69,29 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
     }
     if (!s.mark_series.empty())
         fmt::format_to(it, "  per mark: {}\n", sparkline(s.mark_series, o.width, o.ascii));
+    if (s.python) { // the Python stack, then the largest native sub-sites
+        for (std::size_t i = 0; i < std::min(o.frames, s.frames.size()); ++i)
+            fmt::format_to(it, "    {} {}\n", i ? "by" : "at", frame_label(s.frames[i]));
+        std::vector<const Site*> subs;
+        for (std::int64_t id : s.sub_sites)
+            for (const Site& n : r.sites)
+                if (n.id == id && n.live_bytes > 0) subs.push_back(&n);
+        std::stable_sort(subs.begin(), subs.end(), [](const Site* a, const Site* b) {
+            return a->live_bytes > b->live_bytes;
+        });
+        fmt::format_to(it, "  native sub-sites: {}{}\n", s.sub_sites.size(),
+                       subs.empty() ? "" : ", the largest:");
+        for (std::size_t i = 0; i < std::min<std::size_t>(3, subs.size()); ++i) {
+            std::string native;
+            for (const Frame& f : subs[i]->frames)
+                if (!f.python && std::count(native.begin(), native.end(), '<') < 2)
+                    native += (native.empty() ? "" : " < ") + frame_label(f);
+            fmt::format_to(it, "    {} {} bytes in {} blocks: {}\n", class_name(subs[i]->cls),
+                           with_commas(subs[i]->live_bytes), with_commas(subs[i]->live_blocks),
+                           native);
+        }
+        return;
+    }
     std::size_t n = std::min(o.frames, s.frames.size());
     for (std::size_t i = 0; i < n; ++i) {
         const Frame& f = s.frames[i];
@@ -124,13 +152,13 @@ std::string show_report(const Report& r, const ShowOptions& o) {
                                             SiteClass::plateau, SiteClass::stable};
     std::array<std::vector<const Site*>, 4> by_class;
     std::size_t hidden = 0;
-    for (const Site& s : r.sites) {
-        if (!site_matches(s, o)) continue;
-        if (s.suppressed && !o.suppressed) {
+    for (const Site* s : leading_sites(r)) {
+        if (!site_matches(*s, o)) continue;
+        if (s->suppressed && !o.suppressed) {
             ++hidden;
             continue;
         }
-        by_class[3 - static_cast<int>(s.cls)].push_back(&s);
+        by_class[3 - static_cast<int>(s->cls)].push_back(s);
     }
     std::string counts;
     for (std::size_t c = 0; c < order.size(); ++c) {
@@ -140,17 +168,22 @@ std::string show_report(const Report& r, const ShowOptions& o) {
         counts += fmt::format("{}{} {} ({} bytes)", c ? ", " : "", class_name(order[c]),
                               by_class[c].size(), with_commas(bytes));
     }
+    if (!r.python_sites.empty())
+        fmt::format_to(it, "  Python sites first ({}), then the sites without Python frames\n",
+                       r.python_sites.size());
     fmt::format_to(it, "  sites: {}{}\n", counts,
                    hidden ? fmt::format("; {} suppressed not shown (--suppressed)", hidden) : "");
 
     for (std::size_t c = 0; c < order.size(); ++c) {
         auto& list = by_class[c];
         std::stable_sort(list.begin(), list.end(), [](const Site* a, const Site* b) {
+            if (a->python != b->python) return a->python;
             return a->live_bytes > b->live_bytes;
         });
         std::size_t n = std::min(o.top, list.size());
         for (std::size_t i = 0; i < n; ++i) {
             fmt::format_to(it, "\n{} {} of {}: ", upper(class_name(order[c])), i + 1, list.size());
+            if (list[i]->python) fmt::format_to(it, "{}\n  ", python_headline(r, *list[i]));
             print_site(out, r, *list[i], o);
         }
     }

@@ -4,6 +4,10 @@
 #include "report/site_key.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include <fmt/format.h>
 
 namespace mg::report {
 
@@ -55,6 +59,15 @@ std::string clock_unit(const std::string& time_unit) {
     if (time_unit == "i") return "instruction";
     if (time_unit == "ms") return "ms";
     return time_unit;
+}
+
+std::string human_bytes(std::int64_t n) {
+    static const char* const units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+    double v = static_cast<double>(n);
+    std::size_t u = 0;
+    while (std::fabs(v) >= 1000 && u + 1 < std::size(units))
+        v /= 1000, ++u;
+    return u ? fmt::format("{:.1f} {}", v, units[u]) : fmt::format("{} bytes", n);
 }
 
 std::string stack_line(const Site& s, std::size_t frames) {

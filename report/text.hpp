@@ -21,6 +21,9 @@ std::string with_commas(std::int64_t n, bool sign = false);
 // What one clock unit is, for "bytes per ...": "byte allocated", "instruction", "ms".
 std::string clock_unit(const std::string& time_unit);
 
+// "2.9 MB": decimal units with one decimal ("512 bytes" below a kilobyte).
+std::string human_bytes(std::int64_t n);
+
 // "f (a.c:3) <- g (a.c:9) <- ..." from the innermost frame, at most `frames`.
 std::string stack_line(const Site& s, std::size_t frames);
 

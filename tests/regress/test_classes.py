@@ -39,6 +39,26 @@ class Classes(TestCase):
         self.assertIsNotNone(site["growth"]["stopped_at"])
         self.assertNoClass(r, "growing")
 
+    def test_vector_resize_staircase(self):
+        """A vector filled steadily resizes in doubling steps at doubling
+        intervals: growing while its next resize is not due, a plateau once
+        long overdue (docs/classification.md, resize staircase)."""
+        line = source_line(f"{SRC}/vector_staircase.cpp", "VECTOR_PUSH")
+        r = run([program("vector_staircase"), "filling"]).report
+        site = self.assertClass(r, "growing", file="vector_staircase.cpp", line=line)[0]
+        g = site["growth"]
+        self.assertEqual(g["rule"], "staircase", describe(r))
+        self.assertGreaterEqual(g["staircase_steps"], 3)
+        self.assertGreater(g["next_step_at"], r["teardown_at"])  # not due yet
+        self.assertNoClass(r, "plateau")
+        r = run([program("vector_staircase"), "bounded"]).report
+        site = self.assertClass(r, "plateau", file="vector_staircase.cpp", line=line)[0]
+        g = site["growth"]
+        self.assertEqual(g["rule"], "level")
+        self.assertGreaterEqual(g["staircase_steps"], 3)
+        self.assertLess(g["next_step_at"], r["teardown_at"] * 3 // 4)  # long overdue
+        self.assertNoClass(r, "growing")
+
     def test_churn_is_stable(self):
         r = run([program("churn")]).report
         self.assertNoClass(r, "growing")

@@ -54,6 +54,13 @@ class Behaviour(TestCase):
         line = source_line(os.path.join("tests", "regress", name), marker)
         self.assertIn(cls, classes_at(report, name, line), f"{name}:{line}\n{describe(report)}")
 
+    def assertNoPythonSite(self, report, classes):
+        """No Python site (classified on the summed series) has these classes."""
+        self.assertIn("python_sites", report)
+        bad = [(ps["class"], ps["frames"][:2]) for ps in report["python_sites"]
+               if ps["class"] in classes]
+        self.assertFalse(bad)
+
     def assertNothingGrows(self, report, name):
         bad = [s for s in script_sites(report, name) if s["class"] in ("growing", "leaked")]
         self.assertFalse(bad, describe(report))
@@ -93,6 +100,7 @@ class Behaviour(TestCase):
             self.assertTrue(script_sites(rep, "py_steady.py"))
             self.assertNoClass(rep, "growing")
             self.assertNoClass(rep, "leaked")
+            self.assertNoPythonSite(rep, ("growing", "leaked"))
 
     def test_pass_has_nothing_growing_or_leaked(self):
         for interp, py in REPRESENTATIVE.items():
@@ -101,6 +109,7 @@ class Behaviour(TestCase):
                 self.assertEqual(r.rc, 0, r.log)
                 self.assertNoClass(r.report, "growing")
                 self.assertNoClass(r.report, "leaked")
+                self.assertNoPythonSite(r.report, ("growing", "leaked"))
                 self.assertEqual(r.report["leak_check"]["definite"]["bytes"], 0)
 
 

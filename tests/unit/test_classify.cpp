@@ -112,19 +112,24 @@ void check_evidence(const Growth& g, unsigned n) {
     switch (g.cls) {
     case SiteClass::stable:
         BOOST_TEST(std::string(g.rule) == "none");
+        BOOST_TEST(g.steps == 0u);
+        BOOST_TEST(g.next_step == -1.0);
         BOOST_TEST(g.rate == 0.0);
         BOOST_TEST(g.began == -1);
         BOOST_TEST(g.stopped == -1);
         break;
     case SiteClass::growing:
-        BOOST_TEST((std::string(g.rule) == "trend" || std::string(g.rule) == "refleak"));
+        BOOST_TEST((std::string(g.rule) == "trend" || std::string(g.rule) == "refleak" ||
+                    std::string(g.rule) == "staircase"));
         BOOST_TEST(g.confidence > 0.5);
         BOOST_TEST(g.stopped == -1);
-        if (std::string(g.rule) == "trend") {
+        if (std::string(g.rule) != "refleak") {
             BOOST_TEST(g.rate > 0.0);
             BOOST_TEST(g.began >= 0);
             BOOST_TEST(g.began < static_cast<int>(n));
         }
+        // A growing staircase's next step is not yet overdue.
+        if (std::string(g.rule) == "staircase") BOOST_TEST(g.next_step > g.began);
         break;
     case SiteClass::plateau:
         BOOST_TEST(std::string(g.rule) == "level");
@@ -258,7 +263,8 @@ BOOST_AUTO_TEST_CASE(every_series_gets_its_class) {
             check_evidence(g, static_cast<unsigned>(s.size()));
             BOOST_TEST_MESSAGE(name << ": " << class_name(g.cls) << " rule=" << g.rule << " z="
                                     << g.z << " rate=" << g.rate << " confidence=" << g.confidence
-                                    << " began=" << g.began << " stopped=" << g.stopped);
+                                    << " began=" << g.began << " stopped=" << g.stopped
+                                    << " steps=" << g.steps << " next_step=" << g.next_step);
         }
     }
 }
@@ -557,6 +563,136 @@ BOOST_AUTO_TEST_CASE(refleak_rate_per_mark) {
     BOOST_TEST(g.marks_adding == g.marks_used);
     BOOST_TEST(g.confidence > 0.0);
     BOOST_TEST(g.confidence <= 1.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(resize_staircase)
+
+// The table of a dict filled with `per_bucket` keys per bucket until bucket
+// `stop` (CPython: 8 slots, usable 2/3, the table doubles when full; 24 bytes
+// an entry, 1 byte an index) over a constant `base`.
+Series dict_table(unsigned n, double per_bucket, unsigned stop, i64 base = 0) {
+    Series s(n);
+    double size = 8;
+    for (unsigned i = 0; i < n; ++i) {
+        const double keys = per_bucket * (i < stop ? i + 1 : stop);
+        while (keys > size * 2 / 3)
+            size *= 2;
+        s[i] = base + static_cast<i64>(size + size * 2 / 3 * 24);
+    }
+    return s;
+}
+
+BOOST_AUTO_TEST_CASE(canonical_staircase_evidence) {
+    const Growth g = classify_clock(canonical_series("resize_staircase_not_due"));
+    BOOST_TEST(std::string(g.rule) == "staircase");
+    BOOST_TEST(g.steps >= 4u);
+    BOOST_TEST(g.next_step > 63.0); // due after the end of the run
+    BOOST_TEST(g.next_step < 80.0);
+    const Growth bounded = classify_clock(canonical_series("resize_staircase_then_bounded"));
+    BOOST_TEST(std::string(bounded.rule) == "level");
+    BOOST_TEST(bounded.steps == 3u); // an overdue staircase, named in the evidence
+    BOOST_TEST(bounded.next_step < 20.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_filling_dict_is_growing_at_every_rate) {
+    // From one resize every few buckets to a few resizes in the whole run.
+    for (double per_bucket : {3.0, 10.0, 40.0, 72.0, 150.0, 400.0}) {
+        BOOST_TEST_CONTEXT("keys per bucket " << per_bucket) {
+            for (i64 base : {0LL, 20000LL}) {
+                const Series s = dict_table(64, per_bucket, 64, base);
+                const Growth g = classify_clock(s);
+                BOOST_TEST(g.cls == SiteClass::growing);
+                check_evidence(g, 64);
+            }
+        }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(overdue_by_the_margin_is_a_plateau) {
+    // Filling stops at `stop`: growing while the tail after the last step is
+    // within (1 + margin) of the predicted interval, a plateau after.
+    for (unsigned stop = 20; stop <= 64; ++stop) {
+        BOOST_TEST_CONTEXT("filling stopped at " << stop) {
+            const Series s = dict_table(64, 40, stop);
+            const Growth g = classify_clock(s);
+            unsigned last = 0;
+            for (unsigned i = 1; i < 64; ++i)
+                if (s[i] > s[i - 1]) last = i;
+            if (g.cls == SiteClass::growing && std::string(g.rule) == "staircase") {
+                BOOST_TEST(63 - last <= 1.5 * (g.next_step - last));
+            } else {
+                BOOST_TEST(g.cls == SiteClass::plateau);
+                BOOST_TEST(g.steps >= 3u);
+                BOOST_TEST(63 - last > 1.5 * (g.next_step - last));
+            }
+        }
+    }
+    BOOST_TEST(classify_clock(dict_table(64, 40, 64)).cls == SiteClass::growing);
+    BOOST_TEST(classify_clock(dict_table(64, 40, 30)).cls == SiteClass::plateau);
+}
+
+BOOST_AUTO_TEST_CASE(a_bucket_that_ended_mid_resize_is_one_step) {
+    // The new table is allocated (moving the bytes-allocated clock) before
+    // the old one is freed: the bucket ends holding both.
+    Series s = canonical_series("resize_staircase_not_due");
+    s[37] = 32768 + 65536;
+    const Growth g = classify_clock(s);
+    BOOST_TEST(std::string(g.rule) == "staircase");
+    BOOST_TEST(g.next_step > 63.0);
+    // A large table moves the bytes-allocated clock over several buckets
+    // while the old one is still live (a token-statistics dict's table,
+    // 59 buckets, warm-up 7, as measured on CPython 3.11).
+    const Series dict = {
+        0,       0,       0,       0,       0,       0,       25968,   103792,  207552,  207552,
+        415088,  415088,  415088,  415088,  1376304, 961216,  961216,  961216,  961216,  961216,
+        961216,  961216,  2883632, 1922416, 1922416, 1922416, 1922416, 1922416, 1922416, 1922416,
+        1922416, 1922416, 1922416, 1922416, 1922416, 1922416, 1922416, 1922416, 5767216, 5767216,
+        3844800, 3844800, 3844800, 3844800, 3844800, 3844800, 3844800, 3844800, 3844800, 3844800,
+        3844800, 3844800, 3844800, 3844800, 3844800, 3844800, 3844800, 3844800, 3844800};
+    const Growth d = classify_clock(dict, 7);
+    BOOST_TEST(std::string(d.rule) == "staircase");
+    BOOST_TEST(d.next_step > 58.0);
+    // A fall that gives back more than the rise is a release, not a resize.
+    s[38] = 16384;
+    BOOST_TEST(classify_clock(s).steps == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(what_is_not_a_staircase) {
+    // Equal steps at widening intervals: growth slowing down, not a filling table.
+    Series slowing(64, 0);
+    for (unsigned i = 0; i < 64; ++i)
+        slowing[i] = 4096 * ((i >= 4) + (i >= 9) + (i >= 18) + (i >= 37));
+    BOOST_TEST(classify_clock(slowing).steps == 0u);
+    BOOST_TEST(classify_clock(slowing).cls == SiteClass::plateau);
+    // The same staircase with a release after the warm-up.
+    Series dropped = canonical_series("resize_staircase_not_due");
+    for (unsigned i = 20; i < 24; ++i)
+        dropped[i] = 1024;
+    BOOST_TEST(classify_clock(dropped).steps == 0u);
+    BOOST_TEST(classify_clock(dropped).cls != SiteClass::growing);
+    // Marks decide growth when there are enough of them.
+    const Series s = canonical_series("resize_staircase_not_due");
+    BOOST_TEST(classify_marked(s, Series{0, 0, 0, 0, 0}, 1).cls == SiteClass::plateau);
+    // Staircases inside the warm-up are a start-up's.
+    Series early(64, 8192);
+    early[0] = 1024, early[1] = 2048, early[2] = 4096, early[3] = 4096;
+    BOOST_TEST(classify_clock(early).cls == SiteClass::stable);
+}
+
+BOOST_AUTO_TEST_CASE(noise_never_makes_a_staircase) {
+    Noise noise{17};
+    unsigned growing = 0;
+    for (unsigned run = 0; run < 2000; ++run) {
+        Series s(64);
+        for (unsigned i = 0; i < 64; ++i)
+            s[i] = 100000 + noise(5000);
+        const Growth g = classify_clock(s);
+        growing += g.cls == SiteClass::growing;
+        BOOST_TEST(g.steps == 0u);
+    }
+    BOOST_TEST(growing <= 20u); // the trend test's own 1 %
 }
 
 BOOST_AUTO_TEST_SUITE_END()
