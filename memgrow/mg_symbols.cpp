@@ -1,4 +1,5 @@
 #include "mg_symbols.hpp"
+#include "../core/py_user.hpp"
 #include "mg_python.hpp"
 
 namespace mg {
@@ -151,16 +152,12 @@ struct Titles {
     HChar user[256], python[256], native[256];
 };
 
-bool library_python_file(const HChar* file) {
-    return file[0] == '<' || VG_(strstr)(file, "/lib/python") || VG_(strstr)(file, "-packages/");
-}
-
 void take_title(const Frame& f, void* ctx) {
     auto* t = static_cast<Titles*>(ctx);
     if (!f.function) return;
     HChar* slot = nullptr;
     if (f.python && f.file) {
-        if (!t->user[0] && !library_python_file(f.file))
+        if (!t->user[0] && !python_library_file(f.file))
             slot = t->user;
         else if (!t->python[0])
             slot = t->python;
