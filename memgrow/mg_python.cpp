@@ -671,10 +671,9 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         warmup_pending = false;
         timeline_warmup_end();
         const Function* f = function_by_id[(out->tokens[0] & ~kPythonFrameTag) >> 32];
-        if (VG_(clo_verbosity) > 1)
-            VG_(umsg)
-            ("memgrow: warm-up ends at %s (%s:%u)\n", f->name, f->file,
-             static_cast<UInt>(out->tokens[0] & 0xffffffffu));
+        if (VG_(clo_verbosity) > 1) VG_(umsg)
+        ("memgrow: warm-up ends at %s (%s:%u)\n", f->name, f->file,
+         static_cast<UInt>(out->tokens[0] & 0xffffffffu));
     }
 }
 
@@ -723,8 +722,8 @@ bool python_immortal_object(Addr a, SizeT size) {
     // keep flags in the upper half).
     // A type's type is `type` (or a metaclass whose type is `type`).
     return read_client(a, &refcnt) && static_cast<Int>(static_cast<UInt>(refcnt)) < 0 &&
-           read_client(a + kObType, &type) &&
-           read_client(type + kObType, &meta) && read_client(meta + kObType, &metameta) &&
+           read_client(a + kObType, &type) && read_client(type + kObType, &meta) &&
+           read_client(meta + kObType, &metameta) &&
            (meta == metameta || (read_client(metameta + kObType, &meta) && meta == metameta));
 }
 
