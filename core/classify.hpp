@@ -36,6 +36,7 @@ struct ClassifyParams {
     double growing_rise = 0.02;    // level rise across the last third / the end level
     double plateau_rise = 0.10;    // (end level - start level) / end level
     double plateau_release = 0.25; // share of its rise a plateau may give back by the end
+    double trend_rise_sigmas = 5;  // a trend's rise must clear this many sigmas of its own noise
     double band_sigmas = 3;        // noise band, in noise sigmas: a plateau's rise must clear it;
     double band_share = 0.01;      // began/stopped: "at a level" is within the noise band, or
                                    // this share of the level if wider
@@ -256,11 +257,17 @@ inline Growth classify_history(const i64* series, unsigned n, const i64* mark_li
     if (m == 0 || m < p.min_buckets) return g;
 
     // Growing by the clock: a significant trend over the last third that
-    // left the level higher by an amount that matters. Marks, when present,
-    // have already said no.
-    const double noise_band = p.band_sigmas * noise_sigma(post, m);
+    // left the level higher by an amount that matters and that stands clear
+    // of the noise. The rise is a difference of two medians of k buckets,
+    // whose own noise is about sigma * sqrt(2 / k): the one buffer of random
+    // size a steady loop keeps live ranks as a trend about once in a hundred
+    // series, and its rise stays within trend_rise_sigmas of that noise.
+    // Marks, when present, have already said no.
+    const double sigma = noise_sigma(post, m);
+    const double noise_band = p.band_sigmas * sigma;
+    const double rise_noise = p.trend_rise_sigmas * sigma * mathx::sqrt(2.0 / k);
     if (marks == MarkVerdict::none && g.z >= p.z_growing && rise_last > 0 &&
-        rise_last >= max(p.min_rise_bytes, p.growing_rise * abs(end))) {
+        rise_last >= max(max(p.min_rise_bytes, rise_noise), p.growing_rise * abs(end))) {
         g.cls = SiteClass::growing;
         g.rule = "trend";
         g.rate = rate_last;

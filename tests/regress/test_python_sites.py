@@ -55,7 +55,7 @@ class SeedPattern(unittest.TestCase):
         hold = {line_of("TOKENS"), line_of("RECORD")}
         for interp, py in python_interpreters().items():
             with self.subTest(interpreter=interp):
-                r = run([*py.argv, SCRIPT], env={**py.env, **MALLOC})
+                r = run([*py.argv, SCRIPT], env=MALLOC)
                 self.assertEqual(r.rc, 0, r.log)
                 rep = r.report
                 by_line = classes_by_line(rep)
