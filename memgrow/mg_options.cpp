@@ -1,6 +1,6 @@
 #include "mg_options.hpp"
-#include "../core/classify.hpp"
-#include "../core/reachability.hpp"
+#include "core/classify.hpp"
+#include "core/reachability.hpp"
 
 namespace mg {
 

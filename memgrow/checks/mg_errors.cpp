@@ -1,0 +1,408 @@
+#include "checks/mg_errors.hpp"
+#include "mg_options.hpp"
+#include "include/memgrow.h"
+
+namespace mg {
+
+namespace {
+
+const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
+                                              "DoubleFree",
+                                              "MismatchedFree",
+                                              "Leaked",
+                                              "Growing",
+                                              "Plateau",
+                                              "DeviceInvalidFree",
+                                              "DeviceDoubleFree",
+                                              "DeviceMismatchedFree",
+                                              "DeviceOverrun",
+                                              "DeviceUseAfterFree",
+                                              "ReallocZero",
+                                              "BadAlign",
+                                              "UnsafeZeroSize",
+                                              "SizeMismatch",
+                                              "AlignMismatch"};
+
+bool is_class_kind(UInt k) {
+    return k >= kLeaked && k <= kPlateau;
+}
+
+// The family of the calling API, as the messages name it.
+const HChar* api_name(UInt api) {
+    switch (api) {
+    case MEMGROW_API_DRIVER:
+        return "cuMemFree/cuMemAlloc (driver API)";
+    case MEMGROW_API_RUNTIME:
+        return "cudaFree/cudaMalloc (runtime API)";
+    case MEMGROW_API_HOST:
+        return "cudaFreeHost/cuMemFreeHost (pinned host memory)";
+    case MEMGROW_API_ASYNC:
+        return "cudaFreeAsync/cuMemFreeAsync (stream-ordered)";
+    case MEMGROW_API_VMM:
+        return "cuMemRelease (virtual memory)";
+    default:
+        return "an unspecified API";
+    }
+}
+
+const HChar* access_name(UInt access) {
+    return access == MEMGROW_ACCESS_READ ? "read" : "write";
+}
+
+const HChar* call_name(FreeCall c) {
+    switch (c) {
+    case FreeCall::realloc:
+        return "realloc()";
+    case FreeCall::delete_scalar:
+        return "delete";
+    case FreeCall::delete_array:
+        return "delete[]";
+    default:
+        return "free()";
+    }
+}
+
+// The report keeps each distinct (kind, stack) once with a count; bounded so
+// a program that errs in a loop cannot grow the tool.
+constexpr UInt kMaxRecords = 1000;
+ErrorRecord* records;
+UInt n_records;
+
+void remember(ThreadId tid, UInt kind, Addr addr, const ErrorExtra& extra) {
+    ExeContext* where = VG_(record_ExeContext)(tid, 0);
+    for (UInt i = 0; i < n_records; ++i) {
+        if (records[i].kind == kind && records[i].where == where) {
+            records[i].count++;
+            return;
+        }
+    }
+    if (n_records == kMaxRecords) return;
+    records[n_records++] = ErrorRecord{kind, addr, 1, where, extra};
+}
+
+void record(ThreadId tid, UInt kind, Addr addr, ErrorExtra extra) {
+    remember(tid, kind, addr, extra);
+    VG_(maybe_record_error)(tid, kind, addr, nullptr, &extra);
+}
+
+void pp_stack(const HChar* title, ExeContext* ec) {
+    if (!ec) return;
+    VG_(umsg)(" %s\n", title);
+    VG_(pp_ExeContext)(ec);
+}
+
+// The host block an error is about, as memcheck describes it.
+void pp_block(Addr a, const ErrorExtra* e) {
+    VG_(umsg)(" Address %#lx is 0 bytes inside a block of size %lu alloc'd\n", a, e->size);
+    if (e->alloc_at) VG_(pp_ExeContext)(e->alloc_at);
+}
+
+// --- callbacks of Valgrind's error manager ---
+
+Bool eq_error(VgRes res, const Error* a, const Error* b) {
+    auto* ea = static_cast<ErrorExtra*>(VG_(get_error_extra)(a));
+    auto* eb = static_cast<ErrorExtra*>(VG_(get_error_extra)(b));
+    return ea->call == eb->call && VG_(get_error_address)(a) == VG_(get_error_address)(b) &&
+           (ea->alloc_at == eb->alloc_at ||
+            (ea->alloc_at && eb->alloc_at && VG_(eq_ExeContext)(res, ea->alloc_at, eb->alloc_at)));
+}
+
+void before_pp_error(const Error*) {}
+
+void pp_error(const Error* err) {
+    auto* e = static_cast<ErrorExtra*>(VG_(get_error_extra)(err));
+    Addr a = VG_(get_error_address)(err);
+    switch (VG_(get_error_kind)(err)) {
+    case kInvalidFree:
+        VG_(umsg)("Invalid %s\n", call_name(e->call));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)(" Address %#lx is not the start of a block memgrow knows\n", a);
+        break;
+    case kDoubleFree:
+        VG_(umsg)("Double free: %s of a block already freed\n", call_name(e->call));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)(" Address %#lx is the start of a block of size %lu", a, e->size);
+        pp_stack("free'd", e->freed_at);
+        if (!e->freed_at) VG_(umsg)("\n");
+        pp_stack("Block was alloc'd at", e->alloc_at);
+        break;
+    case kMismatchedFree:
+        VG_(umsg)
+        ("Mismatched free() / delete / delete []: %s of a block from %s\n", call_name(e->call),
+         alloc_kind_name(e->alloc_kind));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)(" Address %#lx is the start of a block of size %lu", a, e->size);
+        pp_stack("alloc'd", e->alloc_at);
+        break;
+    case kDeviceInvalidFree:
+        VG_(umsg)("Invalid device free: %s\n", api_name(e->api));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)(" Address %#lx is not the start of a live device-side block\n", a);
+        break;
+    case kDeviceDoubleFree:
+        VG_(umsg)("Double device free: %s of a block already freed\n", api_name(e->api));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" Address %#lx is the start of a %s block of size %lu", a, space_name(e->space), e->size);
+        pp_stack("free'd", e->freed_at);
+        pp_stack("Block was alloc'd at", e->alloc_at);
+        break;
+    case kDeviceMismatchedFree:
+        VG_(umsg)
+        ("Mismatched device free: %s of %s memory\n", api_name(e->api), space_name(e->space));
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" Address %#lx is the start of a %s block of size %lu", a, space_name(e->space), e->size);
+        pp_stack("alloc'd", e->alloc_at);
+        break;
+    case kDeviceOverrun:
+        VG_(umsg)
+        ("Device range overrun: %s of %lu bytes at %#lx\n", access_name(e->access), e->access_size,
+         a);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" runs %lu bytes past the end of a %s block of size %lu at %#lx",
+         a + e->access_size - (e->block_addr + e->size), space_name(e->space), e->size,
+         e->block_addr);
+        pp_stack("alloc'd", e->alloc_at);
+        if (!e->alloc_at) VG_(umsg)("\n");
+        break;
+    case kReallocZero:
+        VG_(umsg)("%s() with size 0\n", e->what);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        pp_block(a, e);
+        break;
+    case kBadAlign:
+        if (e->size) VG_(umsg)
+        ("Invalid size value: %lu alignment value: %lu%s\n", e->size, e->passed, e->what);
+        else VG_(umsg)("Invalid alignment value: %lu%s\n", e->passed, e->what);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        break;
+    case kUnsafeZeroSize:
+        if (vgc::kZeroSize326)
+            VG_(umsg)("Unsafe allocation with size of zero is implementation-defined\n");
+        else
+            VG_(umsg)("%s invalid size value: 0\n", e->what);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        break;
+    case kSizeMismatch:
+        VG_(umsg)("Mismatched %s size value: %lu\n", e->what, e->passed);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        pp_block(a, e);
+        break;
+    case kAlignMismatch:
+        if (e->default_aligned) VG_(umsg)
+        ("Mismatched %s alignment alloc value: %lu dealloc value: default-aligned\n", e->what,
+         e->block_align);
+        else VG_(umsg)("Mismatched %s alignment alloc value: %lu dealloc value: %lu\n", e->what,
+                       e->block_align, e->passed);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        pp_block(a, e);
+        break;
+    case kDeviceUseAfterFree:
+        VG_(umsg)
+        ("Device use after free: %s of %lu bytes at %#lx\n", access_name(e->access), e->access_size,
+         a);
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" Address %#lx is %lu bytes inside a %s block of size %lu", a, a - e->block_addr,
+         space_name(e->space), e->size);
+        pp_stack("free'd", e->freed_at);
+        pp_stack("Block was alloc'd at", e->alloc_at);
+        break;
+    }
+}
+
+UInt update_extra(const Error*) {
+    return sizeof(ErrorExtra);
+}
+
+Bool recognised_suppression(const HChar* name, Supp* su) {
+    for (UInt k = 0; k < kErrorKinds; ++k) {
+        if (VG_STREQ(name, kKindNames[k])) {
+            VG_(set_supp_kind)(su, static_cast<SuppKind>(k));
+            return True;
+        }
+    }
+    return False;
+}
+
+Bool read_extra_suppression_info(Int, HChar**, SizeT*, Int*, Supp*) {
+    return True;
+}
+
+// Class suppressions are matched by memgrow (mg_suppressions.cpp), on
+// stacks with Python frames the core does not see.
+Bool error_matches_suppression(const Error* err, const Supp* su) {
+    UInt kind = static_cast<UInt>(VG_(get_error_kind)(err));
+    return !is_class_kind(kind) && static_cast<UInt>(VG_(get_supp_kind)(su)) == kind;
+}
+
+const HChar* get_error_name(const Error* err) {
+    return error_kind_name(VG_(get_error_kind)(err));
+}
+
+SizeT get_extra_suppression_info(const Error*, HChar* buf, Int n) {
+    if (n > 0) buf[0] = 0;
+    return 0;
+}
+
+SizeT print_extra_suppression_use(const Supp*, HChar* buf, Int n) {
+    if (n > 0) buf[0] = 0;
+    return 0;
+}
+
+void update_extra_suppression_use(const Error*, const Supp*) {}
+
+} // namespace
+
+const HChar* error_kind_name(UInt kind) {
+    return kind < kErrorKinds ? kKindNames[kind] : nullptr;
+}
+
+void errors_init() {
+    VG_(needs_tool_errors)
+    (eq_error, before_pp_error, pp_error, True /*show ThreadIDs*/, update_extra,
+     recognised_suppression, read_extra_suppression_info, error_matches_suppression, get_error_name,
+     get_extra_suppression_info, print_extra_suppression_use, update_extra_suppression_use);
+    records =
+        static_cast<ErrorRecord*>(VG_(malloc)("mg.errors", kMaxRecords * sizeof(ErrorRecord)));
+}
+
+ExeContext* site_exe_context(const Site* s) {
+    // Only native words make an ExeContext; Python tokens are skipped. The
+    // core takes at most --num-callers of them.
+    Addr ips[264];
+    UInt n = 0, max = static_cast<UInt>(VG_(clo_backtrace_size));
+    for (UInt i = 0; i < s->n_frames && n < 264 && n < max; ++i)
+        if (!(s->frames[i] & kPythonFrameTag)) ips[n++] = s->frames[i];
+    return n ? VG_(make_ExeContext_from_StackTrace)(ips, n) : nullptr;
+}
+
+void report_class_errors(const Analysis& a) {
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        SiteClass c = a.growth[id].cls;
+        if (!(clo.errors_for & (1u << static_cast<UInt>(c)))) continue;
+        if (a.class_suppressed_by && a.class_suppressed_by[id]) continue;
+        UInt kind = c == SiteClass::leaked    ? kLeaked
+                    : c == SiteClass::growing ? kGrowing
+                    : c == SiteClass::plateau ? kPlateau
+                                              : kErrorKinds;
+        if (kind == kErrorKinds) continue;
+        ExeContext* where = site_exe_context(site_at(id));
+        ErrorExtra extra{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+        VG_(unique_error)
+        (VG_(get_running_tid)(), kind, 0, nullptr, &extra, where ? where : VG_(null_ExeContext)(),
+         False /*print*/, False /*allow_db_attach*/, True /*count*/);
+    }
+}
+
+void report_invalid_free(ThreadId tid, Addr addr, FreeCall call) {
+    record(tid, kInvalidFree, addr, ErrorExtra{call, AllocKind::malloc, 0, nullptr, nullptr});
+}
+
+void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f) {
+    record(tid, kDoubleFree, addr,
+           ErrorExtra{call, f.kind, f.size, site_exe_context(f.site), f.freed_at});
+}
+
+void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b) {
+    record(tid, kMismatchedFree, addr,
+           ErrorExtra{call, b.kind, b.size, site_exe_context(b.site), nullptr});
+}
+
+// The name of the function called: memcheck names the replacement at the top
+// of the stack (realloc, reallocarray).
+void report_realloc_size_zero(ThreadId tid, Addr addr) {
+    ErrorExtra e{FreeCall::realloc, AllocKind::malloc, 0, nullptr, nullptr};
+    if (const Block* b = block_find(Table::host, addr)) {
+        e.size = b->size;
+        e.alloc_at = site_exe_context(b->site);
+    }
+    const HChar* name = nullptr;
+    Addr ip = VG_(get_IP)(tid);
+    e.what = VG_(get_fnname)(VG_(current_DiEpoch)(), ip, &name) ? name : "realloc";
+    record(tid, kReallocZero, addr, e);
+}
+
+void report_bad_align(ThreadId tid, SizeT align, SizeT size, const HChar* why) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, size, nullptr, nullptr};
+    e.passed = align;
+    e.what = why;
+    record(tid, kBadAlign, 0, e);
+}
+
+void report_unsafe_zero_size(ThreadId tid, const HChar* function) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    e.what = function;
+    record(tid, kUnsafeZeroSize, 0, e);
+}
+
+void report_size_mismatch(ThreadId tid, const Block& b, SizeT size, const HChar* functions) {
+    ErrorExtra e{FreeCall::free, b.kind, b.size, site_exe_context(b.site), nullptr};
+    e.passed = size;
+    e.what = functions;
+    record(tid, kSizeMismatch, b.addr, e);
+}
+
+void report_align_mismatch(ThreadId tid, const Block& b, SizeT align, bool default_aligned,
+                           const HChar* functions) {
+    ErrorExtra e{FreeCall::free, b.kind, b.size, site_exe_context(b.site), nullptr};
+    e.passed = align;
+    e.what = functions;
+    e.default_aligned = default_aligned;
+    e.block_align = block_align(b);
+    record(tid, kAlignMismatch, b.addr, e);
+}
+
+void report_device_invalid_free(ThreadId tid, Addr addr, UInt api) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, 0, nullptr, nullptr};
+    e.api = static_cast<UChar>(api);
+    record(tid, kDeviceInvalidFree, addr, e);
+}
+
+void report_device_double_free(ThreadId tid, Addr addr, UInt api, const DeviceFreed& f) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, f.size, site_exe_context(f.site), f.freed_at};
+    e.api = static_cast<UChar>(api);
+    e.space = f.site->space;
+    record(tid, kDeviceDoubleFree, addr, e);
+}
+
+void report_device_mismatched_free(ThreadId tid, Addr addr, UInt api, const Block& b) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, b.size, site_exe_context(b.site), nullptr};
+    e.api = static_cast<UChar>(api);
+    e.space = b.site->space;
+    record(tid, kDeviceMismatchedFree, addr, e);
+}
+
+void report_device_overrun(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api, Addr start,
+                           SizeT size, const Site* site) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, size, site ? site_exe_context(site) : nullptr,
+                 nullptr};
+    e.api = static_cast<UChar>(api);
+    e.access = static_cast<UChar>(access);
+    e.space = site ? site->space : Space::device;
+    e.access_size = n;
+    e.block_addr = start;
+    record(tid, kDeviceOverrun, addr, e);
+}
+
+void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
+                                  const DeviceFreed& f) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, f.size, site_exe_context(f.site), f.freed_at};
+    e.api = static_cast<UChar>(api);
+    e.access = static_cast<UChar>(access);
+    e.space = f.site->space;
+    e.access_size = n;
+    e.block_addr = f.addr;
+    record(tid, kDeviceUseAfterFree, addr, e);
+}
+
+UInt error_record_count() {
+    return n_records;
+}
+const ErrorRecord& error_record_at(UInt i) {
+    return records[i];
+}
+
+} // namespace mg

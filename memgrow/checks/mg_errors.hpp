@@ -1,0 +1,103 @@
+// Errors memgrow reports through Valgrind's error manager (counted in the
+// error summary, suppressible, --error-exitcode) and lists in the report.
+#pragma once
+
+#include "classify/mg_analysis.hpp"
+#include "records/mg_blocks.hpp"
+
+namespace mg {
+
+// Names are the suppression kinds (memgrow:InvalidFree) and the report's
+// errors[].kind; never renamed, only extended.
+// Leaked, Growing and Plateau are site classes counted as errors
+// (--errors-for) at exit: never printed as errors (the leak and growth
+// sections show them), suppressed by memgrow's own matcher.
+enum ErrorKind : UInt {
+    kInvalidFree = 0,
+    kDoubleFree,
+    kMismatchedFree,
+    kLeaked,
+    kGrowing,
+    kPlateau,
+    // Misuse of the CUDA memory API (docs/cuda.md).
+    kDeviceInvalidFree,
+    kDeviceDoubleFree,
+    kDeviceMismatchedFree,
+    kDeviceOverrun,
+    kDeviceUseAfterFree,
+    // Memcheck's checks of the malloc family that came with newer Valgrind
+    // releases (docs/valgrind-versions.md): realloc(p, 0) (3.21), aligned
+    // allocation and sized or aligned deallocation (3.22).
+    kReallocZero,
+    kBadAlign,
+    kUnsafeZeroSize,
+    kSizeMismatch,
+    kAlignMismatch,
+    kErrorKinds
+};
+const HChar* error_kind_name(UInt kind);
+
+// The deallocating call, for messages and mismatch checks.
+enum class FreeCall : UChar { free, realloc, delete_scalar, delete_array };
+
+struct ErrorExtra {
+    FreeCall call;
+    AllocKind alloc_kind;
+    SizeT size;
+    ExeContext* alloc_at; // null when the block is unknown
+    ExeContext* freed_at; // double free: the first free
+    // Device errors: the MemgrowDeviceApi of the call, what a copy does
+    // (MemgrowAccess), how many bytes, and the block's start and space.
+    UChar api = 0;
+    UChar access = 0;
+    Space space = Space::host;
+    SizeT access_size = 0;
+    Addr block_addr = 0;
+    // BadAlign, UnsafeZeroSize, SizeMismatch, AlignMismatch: the value the
+    // call passed (alignment, or size), and memcheck's words for the check or
+    // the functions.
+    SizeT passed = 0;
+    const HChar* what = nullptr;
+    SizeT block_align = 0;        // AlignMismatch: what the block was allocated with
+    bool default_aligned = false; // AlignMismatch: a delete without alignment
+};
+
+void errors_init();
+void report_invalid_free(ThreadId tid, Addr addr, FreeCall call);
+void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f);
+void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b);
+void report_realloc_size_zero(ThreadId tid, Addr addr);
+// align: the alignment passed; size: non-zero when the size is what is wrong.
+void report_bad_align(ThreadId tid, SizeT align, SizeT size, const HChar* why);
+void report_unsafe_zero_size(ThreadId tid, const HChar* function);
+void report_size_mismatch(ThreadId tid, const Block& b, SizeT size, const HChar* functions);
+void report_align_mismatch(ThreadId tid, const Block& b, SizeT align, bool default_aligned,
+                           const HChar* functions);
+
+void report_device_invalid_free(ThreadId tid, Addr addr, UInt api);
+void report_device_double_free(ThreadId tid, Addr addr, UInt api, const DeviceFreed& f);
+void report_device_mismatched_free(ThreadId tid, Addr addr, UInt api, const Block& b);
+void report_device_overrun(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api, Addr start,
+                           SizeT size, const Site* site);
+void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
+                                  const DeviceFreed& f);
+
+// Counts the sites whose class --errors-for names (and no suppression
+// silences) as errors, for --error-exitcode.
+void report_class_errors(const Analysis& a);
+
+// The stack of a site as an ExeContext (native frames), for error messages.
+ExeContext* site_exe_context(const Site* s);
+
+// Distinct errors seen (kind and stack), for the JSON report.
+struct ErrorRecord {
+    UInt kind;
+    Addr addr;
+    ULong count;
+    ExeContext* where;
+    ErrorExtra extra;
+};
+UInt error_record_count();
+const ErrorRecord& error_record_at(UInt i);
+
+} // namespace mg

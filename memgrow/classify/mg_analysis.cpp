@@ -1,0 +1,115 @@
+#include "classify/mg_analysis.hpp"
+#include "mg_options.hpp"
+#include "checks/mg_suppressions.hpp"
+#include "records/mg_timeline.hpp"
+
+namespace mg {
+
+static_assert(kBuckets <= kMaxBuckets, "a site's whole series must fit the classifier");
+
+static void apply_suppressions(Analysis* a);
+
+static ULong ceil_div(ULong a, ULong b) {
+    return (a + b - 1) / b;
+}
+
+const i64* mark_levels(const Site* s, UInt n, i64* scratch) {
+    if (s->marks) return s->marks->live_end;
+    for (UInt i = 0; i < n; ++i)
+        scratch[i] = s->clock.live;
+    return scratch;
+}
+
+void analyse(Analysis* a) {
+    timeline_sync_all();
+    a->n_sites = site_count();
+    a->n_buckets = tl.run.current + 1;
+    a->end = clock_end();
+    a->n_mark_buckets = tl.n_marks ? tl.marks.current : 0;
+
+    // The warm-up: --warmup when given; else where the program said its
+    // start-up ended (MEMGROW_WARMUP_END, the first mark: the later of the
+    // two); else the default share of the clock. Never the whole series.
+    if (clo.warmup_given && clo.warmup_units)
+        a->warmup_end = clo.warmup_units;
+    else if (!clo.warmup_given && (tl.warmup_ended || tl.n_marks))
+        a->warmup_end = tl.warmup_end_at > tl.first_mark_at ? tl.warmup_end_at : tl.first_mark_at;
+    else
+        a->warmup_end = a->end * clo.warmup_percent / 100;
+    ULong wb = ceil_div(a->warmup_end, tl.run.width);
+    a->warmup_buckets = static_cast<UInt>(wb < a->n_buckets ? wb : a->n_buckets - 1);
+
+    ClassifyParams p;
+    p.warmup_buckets = a->warmup_buckets;
+    p.mark_warmup = clo.mark_warmup;
+    a->growth = static_cast<Growth*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(Growth)));
+    a->growth_class =
+        static_cast<SiteClass*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(SiteClass)));
+    a->leaks = leak_scan_last(); // none with --leak-check=no, unless requested
+    a->class_suppressed_by = a->leak_suppressed_by = nullptr;
+    for (UInt k = 0; k < 4; ++k)
+        a->sites_in[k] = a->bytes_in[k] = 0;
+    i64 scratch[kBuckets];
+    for (UInt id = 0; id < a->n_sites; ++id) {
+        const Site* s = site_at(id);
+        const i64* marks = a->n_mark_buckets ? mark_levels(s, a->n_mark_buckets, scratch) : nullptr;
+        a->growth[id] = classify(s->clock.live_end, a->n_buckets, marks, a->n_mark_buckets, p);
+        a->growth_class[id] = a->growth[id].cls;
+        if (a->leaks && id < a->leaks->n_sites &&
+            a->leaks->sites[id].bytes[kDefinite] + a->leaks->sites[id].bytes[kIndirect] > 0)
+            a->growth[id].cls = SiteClass::leaked;
+        UInt k = static_cast<UInt>(a->growth[id].cls);
+        a->sites_in[k]++;
+        a->bytes_in[k] += static_cast<ULong>(s->clock.live);
+    }
+    a->suppressed_sites = a->suppressed_bytes = 0;
+    apply_suppressions(a);
+    python_sites_build(a, p);
+}
+
+// Which sites the class suppressions silence: a Leaked one silences a site's
+// loss records (and its class when it is leaked); Growing and Plateau ones
+// the class.
+static void apply_suppressions(Analysis* a) {
+    if (!have_class_suppressions()) return;
+    auto names = [a]() {
+        return static_cast<const HChar**>(
+            VG_(calloc)("mg.analysis.supp", a->n_sites + 1, sizeof(const HChar*)));
+    };
+    a->class_suppressed_by = names();
+    a->leak_suppressed_by = names();
+    for (UInt id = 0; id < a->n_sites; ++id) {
+        const Site* s = site_at(id);
+        if (a->leaks && id < a->leaks->n_sites) {
+            const SiteLeak& l = a->leaks->sites[id];
+            if (l.blocks[kDefinite] + l.blocks[kIndirect] + l.blocks[kPossible])
+                a->leak_suppressed_by[id] = class_suppression(s, SiteClass::leaked);
+        }
+        SiteClass c = a->growth[id].cls;
+        if (c == SiteClass::leaked)
+            a->class_suppressed_by[id] = a->leak_suppressed_by[id];
+        else if (c != SiteClass::stable)
+            a->class_suppressed_by[id] = class_suppression(s, c);
+        if (a->class_suppressed_by[id]) {
+            a->suppressed_sites++;
+            a->suppressed_bytes += static_cast<ULong>(s->clock.live);
+        }
+    }
+}
+
+void analysis_release(Analysis* a) {
+    python_sites_release(a);
+    if (a->class_suppressed_by) VG_(free)(a->class_suppressed_by);
+    if (a->leak_suppressed_by) VG_(free)(a->leak_suppressed_by);
+    VG_(free)(a->growth);
+    VG_(free)(a->growth_class);
+    a->growth = nullptr;
+    a->growth_class = nullptr;
+}
+
+ULong staircase_due(const Growth& g) {
+    const double due = (g.next_step + 1) * static_cast<double>(tl.run.width);
+    return due > 0 ? static_cast<ULong>(due) : 0;
+}
+
+} // namespace mg

@@ -1,0 +1,47 @@
+// Classification of every site on the frozen (teardown) state: the glue
+// between the tool's records and the shared rules in core/classify.hpp.
+#pragma once
+
+#include "scan/mg_leak.hpp"
+#include "python/mg_pysites.hpp"
+#include "records/mg_sites.hpp"
+#include "core/classify.hpp"
+
+namespace mg {
+
+struct Analysis {
+    Growth* growth;          // by site id; growth[id].cls is the site's class
+    SiteClass* growth_class; // by site id: the class its history alone gives
+    const LeakScan* leaks;   // the last leak scan; null with --leak-check=no
+    // By site id, the name of the suppression that silences the site's
+    // class, and its lost blocks (memgrow:Leaked); null when none matches.
+    // The arrays are null when no suppression of that use is loaded.
+    const HChar** class_suppressed_by;
+    const HChar** leak_suppressed_by;
+    ULong suppressed_sites, suppressed_bytes; // classes suppressed (live bytes)
+    UInt n_sites;
+    UInt n_buckets; // length of every site's series
+    UInt warmup_buckets;
+    UInt n_mark_buckets; // complete mark buckets (0: the program did not mark)
+    ULong end;           // run clock at the end of the series
+    ULong warmup_end;    // run clock where the warm-up ends
+    ULong sites_in[4];   // per SiteClass
+    ULong bytes_in[4];
+    PySites* py; // the Python sites; null without Python frames
+};
+
+// Brings all series up to date and classifies every site: leaked when the
+// last leak scan found some of its blocks definitely or indirectly lost,
+// else by its history.
+void analyse(Analysis* a);
+void analysis_release(Analysis* a);
+
+// The run clock where a resize staircase's next step is due: the end of
+// the (fractional) bucket position the classifier predicted.
+ULong staircase_due(const Growth& g);
+
+// Live bytes of a site at the end of each complete mark bucket (its own
+// history, or its constant level if it did not change since marks began).
+const i64* mark_levels(const Site* s, UInt n, i64* scratch);
+
+} // namespace mg

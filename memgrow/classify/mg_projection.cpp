@@ -1,0 +1,234 @@
+#include "classify/mg_projection.hpp"
+#include "mg_options.hpp"
+#include "records/mg_symbols.hpp"
+#include "records/mg_timeline.hpp"
+
+namespace mg {
+
+namespace {
+
+ULong limit_bytes;
+const HChar* limit_source = "";
+
+// Reads a small file (a cgroup control file) into buf; false when absent.
+bool read_small_file(const HChar* path, HChar* buf, Int size) {
+    SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+    if (sr_isError(r)) return false;
+    Int n = VG_(read)(sr_Res(r), buf, size - 1);
+    VG_(close)(sr_Res(r));
+    if (n <= 0) return false;
+    buf[n] = 0;
+    return true;
+}
+
+// The limit in a memory.max (v2) or memory.limit_in_bytes (v1) file: a
+// number of bytes; "max", or v1's page-rounded 2^63, means none.
+ULong limit_in(const HChar* path) {
+    HChar buf[64];
+    if (!read_small_file(path, buf, sizeof buf)) return 0;
+    HChar* end;
+    Long n = VG_(strtoll10)(buf, &end);
+    if (end == buf || n <= 0 || static_cast<ULong>(n) >= (1ull << 62)) return 0;
+    return static_cast<ULong>(n);
+}
+
+// This process's cgroup limit: the unified hierarchy's line "0::PATH", or
+// the v1 memory controller's "N:memory:PATH". MEMGROW_TEST_MEMORY_MAX names
+// a file to read instead (the tests' stand-in for a cgroup).
+ULong cgroup_limit() {
+    if (const HChar* test = VG_(getenv)("MEMGROW_TEST_MEMORY_MAX")) return limit_in(test);
+    HChar text[4096], path[4200];
+    if (!read_small_file("/proc/self/cgroup", text, sizeof text)) return 0;
+    ULong found = 0;
+    for (HChar* line = text; line && *line && !found;) {
+        HChar* next = VG_(strchr)(line, '\n');
+        if (next) *next++ = 0;
+        if (VG_(strncmp)(line, "0::", 3) == 0) {
+            VG_(snprintf)(path, sizeof path, "/sys/fs/cgroup%s/memory.max", line + 3);
+            found = limit_in(path);
+        } else if (HChar* m = VG_(strstr)(line, ":memory:")) {
+            VG_(snprintf)
+            (path, sizeof path, "/sys/fs/cgroup/memory%s/memory.limit_in_bytes", m + 8);
+            found = limit_in(path);
+        }
+        line = next;
+    }
+    return found;
+}
+
+// "~2.5 h", "~14 min", "~3.2 days".
+void format_hours(double h, HChar* out) {
+    HChar n[48];
+    if (h < 1) {
+        format_decimal(h * 60, h * 60 < 10 ? 1 : 0, n);
+        VG_(sprintf)(out, "~%s min", n);
+    } else if (h < 72) {
+        format_decimal(h, 1, n);
+        VG_(sprintf)(out, "~%s h", n);
+    } else {
+        format_decimal(h / 24, 1, n);
+        VG_(sprintf)(out, "~%s days", n);
+    }
+}
+
+// "after ~25.4 MiB more allocated, at +0.075 bytes per byte allocated", in
+// the words of the clock.
+void clock_phrase(double to, double rate, HChar* out, SizeT size) {
+    HChar amount[64], r[48];
+    format_decimal(rate, 3, r);
+    switch (clo.time_unit) {
+    case TimeUnit::instructions:
+        projection::format_count(to, amount);
+        VG_(snprintf)
+        (out, size, "after ~%s more instructions, at +%s bytes per instruction", amount, r);
+        break;
+    case TimeUnit::millis:
+        format_hours(to / 3.6e6, amount);
+        VG_(snprintf)
+        (out, size, "after %s more run time under Valgrind, at +%s bytes per ms", amount, r);
+        break;
+    default:
+        projection::format_size(to, amount);
+        VG_(snprintf)
+        (out, size, "after ~%s more allocated, at +%s bytes per byte allocated", amount, r);
+    }
+}
+
+double site_rate(const Projection& p, const Analysis& a, UInt id) {
+    const Growth& g = a.growth[id];
+    if (g.cls != SiteClass::growing) return 0;
+    // The rules' rates are per bucket (of marks, of the clock).
+    return p.by_marks ? g.rate_per_mark / static_cast<double>(tl.marks.width ? tl.marks.width : 1)
+                      : g.rate / static_cast<double>(tl.run.width ? tl.run.width : 1);
+}
+
+} // namespace
+
+void projection_init() {
+    limit_bytes = clo.limit_bytes;
+    limit_source = "option";
+    if (!limit_bytes) {
+        limit_bytes = cgroup_limit();
+        limit_source = "cgroup";
+    }
+}
+
+Projection projection_of(const Analysis& a) {
+    Projection p;
+    if (!limit_bytes) return p;
+    p.on = true;
+    p.source = limit_source;
+    p.in.limit = limit_bytes;
+    p.in.marks_per_h = clo.mark_rate_per_h;
+    for (UInt id = 0; id < a.n_sites; ++id)
+        p.in.live += static_cast<ULong>(site_at(id)->clock.live);
+    // Growth per mark where the program marks its steps, else per clock.
+    for (int pass = 0; pass < 2; ++pass) {
+        p.by_marks = pass == 0;
+        double sum = 0;
+        for (UInt id = 0; id < a.n_sites; ++id)
+            sum += site_rate(p, a, id);
+        (p.by_marks ? p.in.per_mark : p.in.per_clock) = sum;
+    }
+    p.by_marks = p.in.per_mark > 0;
+    p.out = projection::project(p.in);
+    double best = 0;
+    for (UInt id = 0; id < a.n_sites; ++id)
+        if (site_rate(p, a, id) > best)
+            best = site_rate(p, a, id), p.top_site = static_cast<Int>(id);
+    return p;
+}
+
+double projection_share(const Projection& p, const Analysis& a, UInt id) {
+    double total = p.by_marks ? p.in.per_mark : p.in.per_clock;
+    return total > 0 ? site_rate(p, a, id) / total : 0;
+}
+
+void projection_print(const Projection& p, const Analysis& a) {
+    if (!p.on) return;
+    HChar limit[48], live[48];
+    projection::format_size(static_cast<double>(p.in.limit), limit);
+    projection::format_size(static_cast<double>(p.in.live), live);
+    const HChar* from = p.source[0] == 'o' ? "--limit" : "the cgroup's";
+    double to = p.by_marks ? p.out.marks_to_limit : p.out.clock_to_limit;
+    if (p.in.live >= p.in.limit) {
+        VG_(umsg)
+        ("projection: the heap (%s) is already over the %s limit (%s)\n", live, limit, from);
+        return;
+    }
+    if (to < 0) {
+        VG_(umsg)
+        ("projection: no site grows: at its current rates the heap (%s) stays under the "
+         "%s limit (%s)\n",
+         live, limit, from);
+        return;
+    }
+    HChar when[200], share[300] = {};
+    if (p.by_marks) {
+        HChar amount[48], rate[48], hours[64] = {};
+        projection::format_count(to, amount);
+        projection::format_size(p.in.per_mark, rate);
+        if (p.out.hours_to_limit >= 0) {
+            HChar h[48];
+            format_hours(p.out.hours_to_limit, h);
+            VG_(snprintf)(hours, sizeof hours, " (%s at --mark-rate)", h);
+        }
+        VG_(snprintf)
+        (when, sizeof when, "after ~%s more marks%s, at +%s per mark", amount, hours, rate);
+    } else {
+        clock_phrase(to, p.in.per_clock, when, sizeof when);
+    }
+    if (p.top_site >= 0) {
+        HChar title[256];
+        site_title(site_at(static_cast<UInt>(p.top_site)), title, sizeof title);
+        if (title[0]) {
+            HChar pct[16];
+            format_decimal(100 * projection_share(p, a, static_cast<UInt>(p.top_site)), 0, pct);
+            VG_(snprintf)(share, sizeof share, ", %s%% of it at %s", pct, title);
+        }
+    }
+    VG_(umsg)
+    ("projection: the heap (%s now) reaches the %s limit (%s) %s%s\n", live, limit, from, when,
+     share);
+}
+
+void projection_write_json(JsonWriter& w, const Projection& p, const Analysis& a) {
+    if (!p.on) return;
+    auto number_or_null = [&w](const char* key, double v) {
+        w.key(key);
+        if (v < 0)
+            w.null();
+        else
+            w.number(v);
+    };
+    w.key("projection");
+    w.begin_object();
+    w.member_u("limit_bytes", p.in.limit);
+    w.member("limit_source", p.source);
+    w.member_u("live_bytes", p.in.live);
+    w.member("basis", p.by_marks ? "marks" : "clock");
+    w.member_num("rate_per_clock", p.in.per_clock);
+    w.member_num("rate_per_mark", p.in.per_mark);
+    number_or_null("clock_to_limit", p.out.clock_to_limit);
+    number_or_null("marks_to_limit", p.out.marks_to_limit);
+    number_or_null("mark_rate_per_hour", p.in.marks_per_h > 0 ? p.in.marks_per_h : -1);
+    number_or_null("hours_to_limit", p.out.hours_to_limit);
+    w.key("top_site");
+    if (p.top_site < 0)
+        w.null();
+    else
+        w.uinteger(static_cast<ULong>(p.top_site));
+    w.key("sites"); // the growing sites by id, with their shares of the rate
+    w.begin_array();
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        if (a.growth[id].cls != SiteClass::growing) continue;
+        w.begin_object();
+        w.member_u("id", id);
+        w.member_num("share", projection_share(p, a, id));
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
+} // namespace mg

@@ -1,0 +1,138 @@
+#include "intercept/mg_exec.hpp"
+#include "python/mg_client_memory.hpp"
+#include "mg_options.hpp"
+#include "intercept/mg_requests.hpp"
+#include "pub_tool_vkiscnums.h"
+
+namespace mg {
+
+namespace {
+
+// Programs whose exec leads to the real program: a shell running a script
+// (pyenv's shims, wrapper scripts, a virtual environment's activate-and-run)
+// or env resolving a `#!/usr/bin/env python3` line.
+const HChar* const kLaunchers[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "env"};
+
+bool client_is_launcher;
+bool following; // trace_children was set for an exec that may yet fail
+
+const HChar* base_name(const HChar* path) {
+    const HChar* slash = VG_(strrchr)(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+bool is_launcher(const HChar* path) {
+    const HChar* name = base_name(path);
+    for (const HChar* l : kLaunchers)
+        if (VG_STREQ(name, l)) return true;
+    return false;
+}
+
+// The file the client started from: the command as given, looked up in PATH
+// when it has no slash (as the core's launcher does).
+bool find_in_path(const HChar* cmd, HChar* out, SizeT size) {
+    if (VG_(strchr)(cmd, '/')) {
+        VG_(snprintf)(out, size, "%s", cmd);
+        return true;
+    }
+    const HChar* path = VG_(getenv)("PATH");
+    while (path && *path) {
+        const HChar* colon = VG_(strchr)(path, ':');
+        Int len = colon ? static_cast<Int>(colon - path) : static_cast<Int>(VG_(strlen)(path));
+        VG_(snprintf)(out, size, "%.*s/%s", len, path, cmd);
+        if (VG_(access)(out, False, False, True) == 0) return true;
+        path = colon ? colon + 1 : nullptr;
+    }
+    return false;
+}
+
+// The program that runs first: the interpreter of a `#!` script, else the
+// file itself.
+void started_program(HChar* out, SizeT size) {
+    HChar file[VKI_PATH_MAX];
+    if (!find_in_path(VG_(args_the_exename), file, sizeof file)) {
+        VG_(snprintf)(out, size, "%s", VG_(args_the_exename));
+        return;
+    }
+    VG_(snprintf)(out, size, "%s", file);
+    SysRes r = VG_(open)(file, VKI_O_RDONLY, 0);
+    if (sr_isError(r)) return;
+    HChar head[256] = {};
+    Int n = VG_(read)(sr_Res(r), head, sizeof head - 1);
+    VG_(close)(sr_Res(r));
+    if (n < 3 || head[0] != '#' || head[1] != '!') return;
+    HChar* p = head + 2;
+    while (*p == ' ' || *p == '\t')
+        ++p;
+    HChar* end = p;
+    while (*end && *end != ' ' && *end != '\t' && *end != '\n')
+        ++end;
+    *end = 0;
+    VG_(snprintf)(out, size, "%s", p);
+}
+
+// The exec'd path, read from client memory with checks.
+bool client_string(Addr a, HChar* out, SizeT size) {
+    for (SizeT i = 0; i < size; ++i) {
+        if (!read_client(a + i, &out[i])) return false;
+        if (!out[i]) return true;
+    }
+    return false;
+}
+
+void pre_syscall(ThreadId, UInt sysno, UWord* args, UInt) {
+    if (following) { // the exec failed: later execs are not followed unasked
+        VG_(clo_trace_children) = False;
+        following = false;
+    }
+    if (sysno != __NR_execve || VG_(clo_trace_children)) return;
+    HChar path[VKI_PATH_MAX];
+    // An exec that will fail (execvp tries each PATH entry) changes nothing.
+    if (!client_string(args[0], path, sizeof path) || VG_(access)(path, False, False, True) != 0)
+        return;
+    if (client_is_launcher && !forked_child && clo.follow_launchers) {
+        VG_(umsg)
+        ("memgrow: following the exec of %s: this process is a launcher "
+         "(--follow-launchers=no stops it)\n",
+         path);
+        VG_(clo_trace_children) = True;
+        following = true;
+        return;
+    }
+    // A forked child that execs is a shell running a command; only a Python
+    // interpreter is worth a line there.
+    bool python = VG_(strncmp)(base_name(path), "python", 6) == 0;
+    if (forked_child && !python && VG_(clo_verbosity) <= 1) return;
+    VG_(umsg)
+    ("memgrow: the client execs %s, which Valgrind does not follow: "
+     "--trace-children=yes follows it%s\n",
+     path, forked_child ? "" : "; the report covers what ran before");
+    ReportHow how;
+    how.summary = true;
+    if (!forked_child) report_now(clo.json_file, how);
+}
+
+void post_syscall(ThreadId, UInt sysno, UWord*, UInt, SysRes) {
+    if (sysno == __NR_execve && following) {
+        VG_(clo_trace_children) = False;
+        following = false;
+    }
+}
+
+} // namespace
+
+bool launcher_subshell() {
+    return client_is_launcher && forked_child;
+}
+
+void exec_pre_init() {
+    VG_(needs_syscall_wrapper)(pre_syscall, post_syscall);
+}
+
+void exec_init() {
+    HChar program[VKI_PATH_MAX];
+    started_program(program, sizeof program);
+    client_is_launcher = is_launcher(program);
+}
+
+} // namespace mg

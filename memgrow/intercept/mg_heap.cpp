@@ -1,0 +1,282 @@
+// The malloc family, replaced: every host heap block goes through here into
+// the block table and its site's timeline.
+#include "intercept/mg_heap.hpp"
+#include "checks/mg_errors.hpp"
+#include "mg_options.hpp"
+#include "python/mg_python.hpp"
+#include "records/mg_stacks.hpp"
+#include "records/mg_timeline.hpp"
+
+namespace mg {
+
+namespace {
+
+// The leak scan reads every word of a block, where memcheck reads only the
+// words the program wrote: a stale pointer left in reused memory would keep
+// a lost block "reachable". So memory reaches the program zeroed: small
+// blocks when allocated (the program is about to touch them anyway), large
+// ones when freed (fresh large blocks come zeroed from mmap, and zeroing at
+// allocation would commit pages a program may never touch). With
+// --leak-check=no nothing is zeroed (it costs about a tenth of the time on a
+// malloc-heavy program).
+constexpr SizeT kZeroWhenAllocatedMax = 64 * 1024;
+
+bool zeroing() {
+    return clo.leak_check != LeakCheck::no;
+}
+
+// log2(a) + 1 for a power of two, else that of the alignment the core uses
+// (a program's non-power-of-two alignment is an error of its own).
+UChar align_code(SizeT orig_align, SizeT align) {
+    SizeT a = orig_align && !(orig_align & (orig_align - 1)) ? orig_align : align;
+    UChar code = 1;
+    for (; a > 1; a >>= 1)
+        ++code;
+    return code;
+}
+
+// orig_align: what the program asked for (memalign, aligned new), else 0.
+void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero,
+                SizeT orig_align = 0) {
+    // A "negative" size is a caller's bug; malloc must fail, not abort.
+    if (static_cast<SSizeT>(size) < 0) return nullptr;
+    void* p = VG_(cli_malloc)(align, size);
+    if (!p) return nullptr;
+    if (zero || (size <= kZeroWhenAllocatedMax && zeroing())) VG_(memset)(p, 0, size);
+    Site* s = site_of_current_stack(tid, Space::host, 0);
+    Block* b = block_new(Table::host, reinterpret_cast<Addr>(p), size, s, kind);
+    b->birth = clock_end();
+    if (orig_align) b->align_log2p1 = align_code(orig_align, align);
+    timeline_alloc(s, size);
+    return p;
+}
+
+bool kind_matches(AllocKind k, FreeCall c) {
+    switch (c) {
+    case FreeCall::delete_scalar:
+        return k == AllocKind::new_scalar;
+    case FreeCall::delete_array:
+        return k == AllocKind::new_array;
+    default:
+        return k == AllocKind::malloc;
+    }
+}
+
+void release(const FreedBlock& f) {
+    if (f.size > kZeroWhenAllocatedMax && zeroing())
+        VG_(memset)(reinterpret_cast<void*>(f.addr), 0, f.size);
+    VG_(cli_free)(reinterpret_cast<void*>(f.addr));
+}
+
+// Where a block was freed, kept for a later double free's message.
+ExeContext* free_stack(ThreadId tid) {
+    CapturedStack stack =
+        capture_stack(tid, StackPurpose::deallocation, static_cast<UInt>(VG_(clo_backtrace_size)));
+    if (!*stack.payload) *stack.payload = VG_(make_ExeContext_from_StackTrace)(stack.ips, stack.n);
+    return static_cast<ExeContext*>(*stack.payload);
+}
+
+// Removes a block from the records; false (and an error) if p is not a live
+// block. The memory goes to the quarantine.
+bool drop_block(ThreadId tid, void* p, FreeCall call) {
+    Addr a = reinterpret_cast<Addr>(p);
+    Block* b = block_remove(Table::host, a);
+    if (!b) {
+        if (const FreedBlock* f = quarantine_find(a))
+            report_double_free(tid, a, call, *f);
+        else
+            report_invalid_free(tid, a, call);
+        return false;
+    }
+    if (!kind_matches(b->kind, call)) report_mismatched_free(tid, a, call, *b);
+    timeline_free(b->site, b->size);
+    python_block_freed(a, b->size);
+    FreedBlock f{a, b->size, b->site, free_stack(tid), b->kind};
+    block_dispose(b);
+    quarantine_push(f, release);
+    return true;
+}
+
+void free_block(ThreadId tid, void* p, FreeCall call) {
+    if (p) drop_block(tid, p, call);
+}
+
+void* mg_malloc(ThreadId tid, SizeT n) {
+    return new_block(tid, n, VG_(clo_alignment), AllocKind::malloc, false);
+}
+void* mg_new(ThreadId tid, SizeT n) {
+    return new_block(tid, n, VG_(clo_alignment), AllocKind::new_scalar, false);
+}
+void* mg_new_aligned(ThreadId tid, SizeT n, SizeT align, SizeT orig_align) {
+    return new_block(tid, n, align, AllocKind::new_scalar, false, orig_align);
+}
+void* mg_vec_new(ThreadId tid, SizeT n) {
+    return new_block(tid, n, VG_(clo_alignment), AllocKind::new_array, false);
+}
+void* mg_vec_new_aligned(ThreadId tid, SizeT n, SizeT align, SizeT orig_align) {
+    return new_block(tid, n, align, AllocKind::new_array, false, orig_align);
+}
+void* mg_memalign(ThreadId tid, SizeT align, SizeT orig_align, SizeT n) {
+    return new_block(tid, n, align, AllocKind::malloc, false, orig_align);
+}
+void* mg_calloc(ThreadId tid, SizeT count, SizeT size) {
+    SizeT n = count * size;
+    if (size && n / size != count) return nullptr; // overflow: calloc must fail
+    return new_block(tid, n, VG_(clo_alignment), AllocKind::malloc, true);
+}
+void mg_free(ThreadId tid, void* p) {
+    free_block(tid, p, FreeCall::free);
+}
+void mg_delete(ThreadId tid, void* p) {
+    free_block(tid, p, FreeCall::delete_scalar);
+}
+void mg_delete_aligned(ThreadId tid, void* p, SizeT) {
+    free_block(tid, p, FreeCall::delete_scalar);
+}
+void mg_vec_delete(ThreadId tid, void* p) {
+    free_block(tid, p, FreeCall::delete_array);
+}
+void mg_vec_delete_aligned(ThreadId tid, void* p, SizeT) {
+    free_block(tid, p, FreeCall::delete_array);
+}
+
+// A moved block is a new allocation at realloc's caller: growth through
+// realloc belongs to the code that grows the buffer. realloc(p, 0) reaches
+// here from Valgrind 3.21 (mg_vg_compat.hpp): as memcheck, an error
+// (--show-realloc-size-zero), then p is freed as the core's
+// --realloc-zero-bytes-frees says, or becomes a block of 1 byte.
+void* mg_realloc(ThreadId tid, void* p, SizeT n) {
+    if (!p) return mg_malloc(tid, n);
+    if (n == 0) {
+        if (clo.show_realloc_size_zero) report_realloc_size_zero(tid, reinterpret_cast<Addr>(p));
+        if (vgc::realloc_zero_frees()) {
+            drop_block(tid, p, FreeCall::realloc);
+            return nullptr;
+        }
+        n = 1;
+    }
+    Block* old = block_find(Table::host, reinterpret_cast<Addr>(p));
+    if (!old) {
+        drop_block(tid, p, FreeCall::realloc); // reports the bad pointer
+        return nullptr;
+    }
+    SizeT old_size = old->size;
+    void* q = new_block(tid, n, VG_(clo_alignment), AllocKind::malloc, false);
+    if (!q) return nullptr; // the old block stays valid, as realloc requires
+    VG_(memcpy)(q, p, old_size < n ? old_size : n);
+    drop_block(tid, p, FreeCall::realloc);
+    return q;
+}
+
+SizeT mg_usable_size(ThreadId, void* p) {
+    Block* b = block_find(Table::host, reinterpret_cast<Addr>(p));
+    return b ? b->size : 0;
+}
+
+bool power_of_2(SizeT a) {
+    return a && !(a & (a - 1));
+}
+
+// Memcheck's checks of one deallocation against the block: the size a sized
+// delete or free_sized passed, the alignment an aligned one passed.
+void check_size(ThreadId tid, const Block* b, SizeT size, const HChar* names) {
+    if (b && b->size != size) report_size_mismatch(tid, *b, size, names);
+}
+void check_align(ThreadId tid, const Block* b, SizeT align, const HChar* names) {
+    if (b && align != block_align(*b)) report_align_mismatch(tid, *b, align, false, names);
+}
+void check_default_align(ThreadId tid, const Block* b, const HChar* names) {
+    if (b && b->align_log2p1) report_align_mismatch(tid, *b, 0, true, names);
+}
+void check_new_alignment(ThreadId tid, SizeT align) {
+    if (!power_of_2(align))
+        report_bad_align(tid, align, 0, " (should be non-zero and a power of 2)");
+}
+// aligned_alloc's rules (C11), also free_aligned_sized's.
+void check_aligned_alloc(ThreadId tid, SizeT align, SizeT size) {
+    if (align & (align - 1)) report_bad_align(tid, align, 0, " (should be a power of 2)");
+    if (align && size % align)
+        report_bad_align(tid, align, size, " (size should be a multiple of alignment)");
+}
+
+} // namespace
+
+void heap_verify_alignment(ThreadId tid, UWord arg) {
+    vgc::AlignedCheck c;
+    if (!vgc::read_verify_alignment(arg, &c)) return;
+    const Block* b = c.mem ? block_find(Table::host, c.mem) : nullptr;
+    using vgc::AlignedCall;
+    switch (c.call) {
+    case AlignedCall::memalign:
+        if (!power_of_2(c.orig_align))
+            report_bad_align(tid, c.orig_align, 0, " (should be power of 2)");
+        if (c.size == 0) report_unsafe_zero_size(tid, "memalign()");
+        break;
+    case AlignedCall::posix_memalign:
+        if (c.orig_align < sizeof(SizeT) || !power_of_2(c.orig_align))
+            report_bad_align(tid, c.orig_align, 0,
+                             " (should be non-zero, a power of 2 and a multiple of sizeof(void*))");
+        if (c.size == 0) report_unsafe_zero_size(tid, "posix_memalign()");
+        break;
+    case AlignedCall::aligned_alloc:
+        check_aligned_alloc(tid, c.orig_align, c.size);
+        if (c.size == 0) report_unsafe_zero_size(tid, "aligned_alloc()");
+        break;
+    case AlignedCall::free_aligned_sized:
+        check_aligned_alloc(tid, c.orig_align, c.size);
+        if (c.size == 0 && !vgc::kZeroSize326) report_unsafe_zero_size(tid, "free_aligned_sized()");
+        check_align(tid, b, c.orig_align, "aligned_alloc/free_aligned_sized");
+        check_size(tid, b, c.size, "aligned_alloc/free_aligned_sized");
+        break;
+    case AlignedCall::free_sized:
+        check_size(tid, b, c.size, "aligned_alloc/free_sized");
+        break;
+    case AlignedCall::delete_sized:
+        check_size(tid, b, c.size, "new/delete");
+        break;
+    case AlignedCall::vec_delete_sized:
+        check_size(tid, b, c.size, "new[][/delete[]"); // sic, memcheck's words
+        break;
+    case AlignedCall::new_aligned:
+    case AlignedCall::vec_new_aligned:
+        check_new_alignment(tid, c.orig_align);
+        break;
+    case AlignedCall::delete_default:
+        check_default_align(tid, b, "new/delete");
+        break;
+    case AlignedCall::vec_delete_default:
+        check_default_align(tid, b, "new[]/delete[]");
+        break;
+    case AlignedCall::delete_aligned:
+        check_new_alignment(tid, c.orig_align);
+        check_align(tid, b, c.orig_align, "new/delete");
+        break;
+    case AlignedCall::vec_delete_aligned:
+        check_new_alignment(tid, c.orig_align);
+        check_align(tid, b, c.orig_align, "new[]/delete[]");
+        break;
+    case AlignedCall::delete_sized_aligned:
+        check_size(tid, b, c.size, "new/delete");
+        check_align(tid, b, c.orig_align, "new/delete");
+        check_new_alignment(tid, c.orig_align);
+        break;
+    case AlignedCall::vec_delete_sized_aligned:
+        check_size(tid, b, c.size, "new[]/delete[]");
+        check_align(tid, b, c.orig_align, "new[]/delete[]");
+        check_new_alignment(tid, c.orig_align);
+        break;
+    case AlignedCall::unknown:
+        break;
+    }
+}
+
+void heap_init() {
+    // No redzones: memgrow checks frees, not accesses.
+    VG_(needs_malloc_replacement)
+    (mg_malloc, mg_new, vgc::aligned_new<mg_new_aligned>(), mg_vec_new,
+     vgc::aligned_new<mg_vec_new_aligned>(), vgc::memalign<mg_memalign>(), mg_calloc, mg_free,
+     mg_delete, mg_delete_aligned, mg_vec_delete, mg_vec_delete_aligned, mg_realloc, mg_usable_size,
+     0);
+}
+
+} // namespace mg

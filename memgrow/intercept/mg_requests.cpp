@@ -1,0 +1,259 @@
+#include "intercept/mg_requests.hpp"
+#include "python/mg_python.hpp"
+#include "intercept/mg_device.hpp"
+#include "checks/mg_errors.hpp"
+#include "intercept/mg_heap.hpp"
+#include "checks/mg_suppressions.hpp"
+#include "output/mg_live.hpp"
+#include "mg_options.hpp"
+#include "output/mg_report.hpp"
+#include "records/mg_timeline.hpp"
+#include "include/memgrow.h"
+
+namespace mg {
+
+bool forked_child = false;
+
+namespace {
+
+// Copies a client string, checking every page it touches is readable: a
+// client may pass any pointer.
+bool read_client_string(Addr a, HChar* out, SizeT cap) {
+    SizeT n = 0;
+    for (; n + 1 < cap; ++n, ++a) {
+        if ((n == 0 || (a & 4095) == 0) && !VG_(am_is_valid_for_client)(a, 1, VKI_PROT_READ))
+            return false;
+        out[n] = *reinterpret_cast<const HChar*>(a);
+        if (!out[n]) return true;
+    }
+    out[n] = 0;
+    return true;
+}
+
+// What the preload and the Python module learn from the tool: the
+// PYTHONMALLOC choice, and the directory of memgrow's Python package (beside
+// the tool, where VG_(libdir) also finds it in the build tree's .in_place).
+UWord client_config(Addr buf, SizeT size) {
+    UWord config = MEMGROW_CONFIG_RUNNING;
+    if (clo.python_malloc) config |= MEMGROW_CONFIG_PYTHON_MALLOC;
+    if (!clo.pytorch_caching) config |= MEMGROW_CONFIG_NO_TORCH_CACHING;
+    static const HChar kPythonDir[] = "/memgrow-python";
+    SizeT len = VG_(strlen)(VG_(libdir)) + sizeof kPythonDir;
+    if (buf && len <= size && VG_(am_is_valid_for_client)(buf, len, VKI_PROT_WRITE)) {
+        VG_(sprintf)(reinterpret_cast<HChar*>(buf), "%s%s", VG_(libdir), kPythonDir);
+        config |= MEMGROW_CONFIG_PYTHON_PATH;
+    }
+    return config;
+}
+
+} // namespace
+
+bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
+    if (how.scan && clo.leak_check != LeakCheck::no) leak_scan();
+    Analysis a;
+    analyse(&a);
+    bool summary = how.summary, at_exit = how.at_exit;
+    if (summary) {
+        print_leaks(a, LeakDelta::any);
+        print_summary(a);
+    }
+    if (at_exit) {
+        report_class_errors(a);
+        for (UInt id = 0; id < a.n_sites; ++id) {
+            const HChar* leak = a.leak_suppressed_by ? a.leak_suppressed_by[id] : nullptr;
+            const HChar* cls = a.class_suppressed_by ? a.class_suppressed_by[id] : nullptr;
+            if (leak) count_suppression_use(leak);
+            if (cls && cls != leak) count_suppression_use(cls);
+        }
+        if (VG_(clo_verbosity) > 1) print_used_suppressions();
+    }
+    HChar* path = report_file_name(pattern, forked_child);
+    bool ok = write_json_report(path, a);
+    if (ok && summary) VG_(umsg)("memgrow: JSON report written to %s\n", path);
+    if (ok && written)
+        *written = path;
+    else
+        VG_(free)(path);
+    analysis_release(&a);
+    return ok;
+}
+
+ULong leak_check_now(LeakDelta which, bool full) {
+    leak_scan();
+    Analysis a;
+    analyse(&a);
+    LeakCheck saved = clo.leak_check;
+    clo.leak_check = full ? LeakCheck::full : LeakCheck::summary;
+    print_leaks(a, which);
+    clo.leak_check = saved;
+    ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1];
+    suppressed_totals(a.leaks, a, sup, sup_blocks);
+    ULong lost =
+        a.leaks->bytes[kDefinite] - sup[kDefinite] + a.leaks->bytes[kIndirect] - sup[kIndirect];
+    analysis_release(&a);
+    return lost;
+}
+
+namespace {
+
+bool word_is(const HChar* s, const HChar* w) {
+    return s && VG_STREQ(s, w);
+}
+
+// vgdb monitor commands: "monitor leak_check", "monitor report".
+bool monitor_command(const HChar* command) {
+    HChar buf[512];
+    VG_(strncpy)(buf, command, sizeof buf - 1);
+    buf[sizeof buf - 1] = 0;
+    HChar* save;
+    const HChar* word = VG_(strtok_r)(buf, " ", &save);
+    if (word_is(word, "help")) {
+        VG_(gdb_printf)
+        ("memgrow monitor commands:\n"
+         "  leak_check [full|summary] [increased|changed|new|any]\n"
+         "        scan for leaks now; list the loss records that increased,\n"
+         "        changed or are new since the previous scan, or all of them\n"
+         "        [full increased]\n"
+         "  report [<file>] [leaks]\n"
+         "        write the JSON report of the run so far to <file> [--json-file]\n"
+         "        and print its name; leaks: scan for leaks first\n");
+        return true;
+    }
+    if (word_is(word, "leak_check")) {
+        bool full = true;
+        LeakDelta which = LeakDelta::increased;
+        while ((word = VG_(strtok_r)(nullptr, " ", &save))) {
+            if (word_is(word, "full"))
+                full = true;
+            else if (word_is(word, "summary"))
+                full = false;
+            else if (word_is(word, "increased"))
+                which = LeakDelta::increased;
+            else if (word_is(word, "changed"))
+                which = LeakDelta::changed;
+            else if (word_is(word, "new"))
+                which = LeakDelta::fresh;
+            else if (word_is(word, "any"))
+                which = LeakDelta::any;
+            else {
+                VG_(gdb_printf)("leak_check: unknown argument '%s' (try: help)\n", word);
+                return true;
+            }
+        }
+        leak_check_now(which, full);
+        return true;
+    }
+    if (word_is(word, "report")) {
+        const HChar* file = nullptr;
+        ReportHow how;
+        how.scan = false;
+        while ((word = VG_(strtok_r)(nullptr, " ", &save))) {
+            if (word_is(word, "leaks"))
+                how.scan = true;
+            else if (!file)
+                file = word;
+            else {
+                VG_(gdb_printf)("report: unexpected argument '%s' (try: help)\n", word);
+                return true;
+            }
+        }
+        HChar* path = nullptr;
+        if (report_now(file ? file : clo.json_file, how, &path)) {
+            VG_(gdb_printf)("memgrow: report written to %s\n", path);
+            VG_(free)(path);
+        } else {
+            VG_(gdb_printf)("memgrow: the report could not be written (see the log)\n");
+        }
+        return true;
+    }
+    return false;
+}
+
+} // namespace
+
+Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
+    if (args[0] == VG_USERREQ__GDB_MONITOR_COMMAND) {
+        *ret = monitor_command(reinterpret_cast<const HChar*>(args[1])) ? 1 : 0;
+        return True;
+    }
+    // Sent by the preload, whatever the tool, from Valgrind 3.22.
+    if (vgc::is_verify_alignment(args[0])) {
+        heap_verify_alignment(tid, args[1]);
+        *ret = 0;
+        return True;
+    }
+    if (!VG_IS_TOOL_USERREQ('M', 'G', args[0])) return False;
+    HChar text[512];
+    *ret = 0;
+    switch (args[0]) {
+    case VG_USERREQ__MEMGROW_MARK:
+        timeline_mark();
+        break;
+    case VG_USERREQ__MEMGROW_REPORT: {
+        const HChar* pattern = clo.json_file;
+        if (args[1]) {
+            if (!read_client_string(args[1], text, sizeof text)) {
+                VG_(umsg)("memgrow: MEMGROW_REPORT: the file name is not readable\n");
+                break;
+            }
+            pattern = text;
+        }
+        *ret = report_now(pattern, ReportHow{}) ? 1 : 0;
+        break;
+    }
+    case VG_USERREQ__MEMGROW_LEAK_CHECK:
+        *ret = leak_check_now(LeakDelta::increased, true);
+        break;
+    case VG_USERREQ__MEMGROW_TEARDOWN:
+        python_settle_warmup();
+        if (timeline_teardown(static_cast<UInt>(args[1])) && VG_(clo_verbosity) > 1) VG_(umsg)
+        ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_ALLOC:
+        device_alloc(tid, args);
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_MAP:
+        device_map(args);
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_UNMAP:
+        device_unmap(args);
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_ACCESS:
+        *ret = device_access(tid, args);
+        break;
+    case VG_USERREQ__MEMGROW_CUDA_TRACKING:
+        *ret = device_tracking(tid, args[1]);
+        break;
+    case VG_USERREQ__MEMGROW_WARMUP_END:
+        // CPython's main script: the imports at its top are start-up too.
+        if (args[1] == MEMGROW_WARMUP_PYTHON_MAIN && python_defer_warmup_end()) break;
+        timeline_warmup_end();
+        break;
+    case VG_USERREQ__MEMGROW_DEVICE_FREE:
+        *ret = device_free(tid, args);
+        break;
+    case VG_USERREQ__MEMGROW_CLIENT_CONFIG:
+        *ret = client_config(args[1], args[2]);
+        break;
+    case VG_USERREQ__MEMGROW_LIVE_BYTES:
+        *ret = live_bytes_now();
+        break;
+    case VG_USERREQ__MEMGROW_GROWTH_SINCE: {
+        HChar top[sizeof text];
+        Long d = growth_since(top, sizeof top, args[3] != 0);
+        SizeT len = VG_(strlen)(top) + 1, size = args[2];
+        // The client's buffer, checked: a garbage pointer gets nothing.
+        if (args[1] && size && VG_(am_is_valid_for_client)(args[1], size, VKI_PROT_WRITE)) {
+            if (len > size) len = size, top[size - 1] = 0;
+            VG_(memcpy)(reinterpret_cast<void*>(args[1]), top, len);
+        }
+        *ret = static_cast<UWord>(d);
+        break;
+    }
+    default:
+        return False;
+    }
+    return True;
+}
+
+} // namespace mg

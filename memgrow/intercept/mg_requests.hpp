@@ -1,0 +1,24 @@
+// Client requests (include/memgrow.h): marks, on-demand reports, teardown
+// and device-side allocations.
+#pragma once
+
+#include "output/mg_report.hpp"
+
+namespace mg {
+Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret);
+// What a report written now includes besides the JSON.
+struct ReportHow {
+    bool summary = false; // print the leak and growth summaries to the log
+    bool at_exit = false; // count the class errors, list the used suppressions
+    bool scan = true;     // scan for leaks first (with --leak-check); else the last scan's
+};
+// Classifies the current state and writes the report (at exit, on request
+// mid-run, as a snapshot). `written`, when given, receives the file's name
+// (VG_(free) it) when the report was written.
+bool report_now(const HChar* path_pattern, const ReportHow& how, HChar** written = nullptr);
+// Scans for leaks now (a request, a monitor command) and prints the loss
+// records `which` selects and the summary. Returns the definitely and
+// indirectly lost bytes not suppressed.
+ULong leak_check_now(LeakDelta which, bool full);
+extern bool forked_child;
+} // namespace mg

@@ -1,0 +1,134 @@
+/* Code memgrow runs inside the client: wrappers that tell the tool when the
+   program's main work ends. Linked with Valgrind's malloc-replacement layer
+   (libreplacemalloc_toolpreload) into vgpreload_memgrow-amd64-linux.so. */
+#include "pub_tool_basics.h"
+#include "pub_tool_redir.h"
+#include "valgrind.h"
+#include "include/memgrow.h"
+
+/* exit(): main returning calls it too. Teardown begins before atexit
+   handlers and static destructors run, so what they free does not hide
+   growth. */
+void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status);
+void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_EXIT);
+    CALL_FN_v_W(fn, status);
+    __builtin_unreachable();
+}
+
+/* Py_FinalizeEx(): CPython's finalization, which runs atexit handlers and
+   tears down modules before exit(). In libpython (shared builds) or in the
+   executable itself (static builds such as Debian's). */
+#define MEMGROW_WRAP_PY_FINALIZE(soname)                                                           \
+    int I_WRAP_SONAME_FNNAME_ZU(soname, Py_FinalizeEx)(void);                                      \
+    int I_WRAP_SONAME_FNNAME_ZU(soname, Py_FinalizeEx)(void) {                                     \
+        OrigFn fn;                                                                                 \
+        int result;                                                                                \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_PY_FINALIZE);                                            \
+        CALL_FN_W_v(result, fn);                                                                   \
+        return result;                                                                             \
+    }
+
+MEMGROW_WRAP_PY_FINALIZE(libpython3Za)
+MEMGROW_WRAP_PY_FINALIZE(NONE)
+
+/* The interpreter's start-up (site, encodings, the imports it makes before
+   any user code) is warm-up: it ends when CPython starts running the
+   program (Py_RunMain: a script, -c, -m; or, for embedders,
+   _PyRun_AnyFileObject and PyRun_SimpleStringFlags) and that runs code
+   outside an import (the tool tells, from the frames). */
+#define MEMGROW_WRAP_PY_RUN(soname, fn, params, call)                                              \
+    int I_WRAP_SONAME_FNNAME_ZU(soname, fn) params;                                                \
+    int I_WRAP_SONAME_FNNAME_ZU(soname, fn) params {                                               \
+        OrigFn orig;                                                                               \
+        int result;                                                                                \
+        VALGRIND_GET_ORIG_FN(orig);                                                                \
+        VALGRIND_DO_CLIENT_REQUEST_STMT(VG_USERREQ__MEMGROW_WARMUP_END,                            \
+                                        MEMGROW_WARMUP_PYTHON_MAIN, 0, 0, 0, 0);                   \
+        call;                                                                                      \
+        return result;                                                                             \
+    }
+
+#define MEMGROW_PY_RUN_FILE_PARAMS (void* fp, void* name, int closeit, void* flags)
+#define MEMGROW_PY_RUN_FILE_CALL CALL_FN_W_WWWW(result, orig, fp, name, closeit, flags)
+#define MEMGROW_PY_RUN_STRING_PARAMS (const char* command, void* flags)
+#define MEMGROW_PY_RUN_STRING_CALL CALL_FN_W_WW(result, orig, command, flags)
+
+#define MEMGROW_PY_RUN_MAIN_PARAMS (void)
+#define MEMGROW_PY_RUN_MAIN_CALL CALL_FN_W_v(result, orig)
+
+MEMGROW_WRAP_PY_RUN(libpython3Za, Py_RunMain, MEMGROW_PY_RUN_MAIN_PARAMS, MEMGROW_PY_RUN_MAIN_CALL)
+MEMGROW_WRAP_PY_RUN(NONE, Py_RunMain, MEMGROW_PY_RUN_MAIN_PARAMS, MEMGROW_PY_RUN_MAIN_CALL)
+MEMGROW_WRAP_PY_RUN(libpython3Za, _PyRun_AnyFileObject, MEMGROW_PY_RUN_FILE_PARAMS,
+                    MEMGROW_PY_RUN_FILE_CALL)
+MEMGROW_WRAP_PY_RUN(NONE, _PyRun_AnyFileObject, MEMGROW_PY_RUN_FILE_PARAMS,
+                    MEMGROW_PY_RUN_FILE_CALL)
+MEMGROW_WRAP_PY_RUN(libpython3Za, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING_PARAMS,
+                    MEMGROW_PY_RUN_STRING_CALL)
+MEMGROW_WRAP_PY_RUN(NONE, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING_PARAMS,
+                    MEMGROW_PY_RUN_STRING_CALL)
+
+/* The Python settings, made before any interpreter reads its environment:
+   each object a malloc block of its own (PYTHONMALLOC=malloc, unless the
+   user chose an allocator or --python-malloc=no), and memgrow's Python
+   package importable (its directory last on PYTHONPATH), and with
+   --pytorch-caching=no PyTorch's CUDA caching allocator off. Children
+   inherit them. This needs libc's environ, which is set before this constructor
+   runs only because the preload is not linked with -z initfirst. The libc
+   functions are weak: the preload links no libc (every dynamically linked
+   client has one). putenv with static strings: the only block this leaves
+   in every client's heap is libc's copy of the environ array. */
+extern char* getenv(const char* name) __attribute__((weak));
+extern int putenv(char* string) __attribute__((weak));
+
+static char python_malloc[] = "PYTHONMALLOC=malloc";
+static char no_torch_caching[] = "PYTORCH_NO_CUDA_MEMORY_CACHING=1";
+static char python_path[16384] = "PYTHONPATH=";
+
+/* Whether dir is one of the entries of the colon-separated path. */
+static int path_has(const char* path, const char* dir) {
+    while (*path) {
+        const char* d = dir;
+        while (*d && *path == *d) {
+            ++path;
+            ++d;
+        }
+        if (*d == 0 && (*path == ':' || *path == 0)) return 1;
+        while (*path && *path != ':')
+            ++path;
+        if (*path == ':') ++path;
+    }
+    return 0;
+}
+
+static void add_python_path(const char* dir) {
+    const char* old = getenv("PYTHONPATH");
+    if (old && path_has(old, dir)) return; /* a traced child of a traced process */
+    unsigned long n = sizeof "PYTHONPATH=" - 1, end = sizeof python_path - 1;
+    if (old && *old) {
+        while (*old && n < end)
+            python_path[n++] = *old++;
+        if (n < end) python_path[n++] = ':';
+    }
+    while (*dir && n < end)
+        python_path[n++] = *dir++;
+    if ((old && *old) || *dir) return; /* too long: leave the user's value alone */
+    python_path[n] = 0;
+    putenv(python_path);
+}
+
+__attribute__((constructor)) static void memgrow_python_environment(void) {
+    char dir[4096];
+    unsigned long config;
+    if (!getenv || !putenv) return;
+    config = MEMGROW_CLIENT_CONFIG(dir, sizeof dir);
+    if ((config & MEMGROW_CONFIG_PYTHON_MALLOC) && !getenv("PYTHONMALLOC")) putenv(python_malloc);
+    if (config & MEMGROW_CONFIG_PYTHON_PATH) add_python_path(dir);
+    /* PyTorch's caching allocator keeps freed device memory in its own
+       segments; without it every tensor is a cudaMalloc of its own. */
+    if ((config & MEMGROW_CONFIG_NO_TORCH_CACHING) && !getenv("PYTORCH_NO_CUDA_MEMORY_CACHING"))
+        putenv(no_torch_caching);
+}

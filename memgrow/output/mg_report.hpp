@@ -1,0 +1,34 @@
+// The outputs: the JSON report (format in docs/output-format.md) and the
+// summary in the log.
+#pragma once
+
+#include "classify/mg_analysis.hpp"
+#include "records/mg_symbols.hpp"
+
+namespace mg {
+
+// Writes the report atomically (a temporary file renamed into place).
+// Returns false, after saying why in the log, when it cannot be written.
+bool write_json_report(const HChar* path, const Analysis& a);
+
+void print_summary(const Analysis& a);
+// One frame in Valgrind's style ("at"/"by"); first_frame points at a bool,
+// true before the first frame of a stack.
+void print_frame(const Frame& f, void* first_frame);
+// Which loss records a scan lists, as memcheck's leak_check keywords: all,
+// without deltas (any, and at exit); or, with deltas against the previous
+// scan, those that increased, changed, or are new (Valgrind 3.21's "new").
+enum class LeakDelta : UChar { any, increased, changed, fresh };
+// Loss records (--leak-check=full, --show-leak-kinds) and the LEAK SUMMARY.
+void print_leaks(const Analysis& a, LeakDelta which);
+// Lost bytes and blocks of the sites whose loss records are suppressed, by
+// leak kind, and their sum at [kLeakKinds].
+void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks);
+
+// The report file name for this process. Without %p in the pattern, a
+// forked child, or a process finding the --json-file name written by another
+// process of the run (--trace-children), gets its pid inserted, so that
+// every process writes its own report.
+HChar* report_file_name(const HChar* pattern, bool forked_child);
+
+} // namespace mg

@@ -1,0 +1,476 @@
+#include "checks/mg_errors.hpp"
+#include "intercept/mg_host_insns.hpp"
+#include "mg_options.hpp"
+#include "classify/mg_projection.hpp"
+#include "output/mg_report.hpp"
+#include "records/mg_symbols.hpp"
+#include "records/mg_timeline.hpp"
+#include "core/json_writer.hpp"
+
+namespace mg {
+
+namespace {
+
+struct FileSink {
+    Int fd;
+    bool failed;
+};
+
+void write_to_fd(void* ctx, const char* data, usize len) {
+    auto* f = static_cast<FileSink*>(ctx);
+    while (len && !f->failed) {
+        Int n = VG_(write)(f->fd, data, static_cast<Int>(len > (1u << 20) ? (1u << 20) : len));
+        if (n <= 0)
+            f->failed = true;
+        else
+            data += n, len -= static_cast<usize>(n);
+    }
+}
+
+const HChar* teardown_name(UInt reason) {
+    switch (reason) {
+    case 1:
+        return "exit";
+    case 2:
+        return "py_finalize";
+    default:
+        return "process_end";
+    }
+}
+
+// Clock value at the end of bucket i, the last bucket ending at `end`.
+ULong bucket_end(UInt i, const Analysis& a) {
+    ULong e = tl.run.end_of(i);
+    return e < a.end ? e : a.end;
+}
+
+void write_frame(const Frame& f, void* ctx) {
+    auto* w = static_cast<JsonWriter*>(ctx);
+    w->begin_object();
+    w->member("function", f.function);
+    w->member("file", f.file);
+    w->key("line");
+    if (f.line > 0)
+        w->integer(f.line);
+    else
+        w->null();
+    w->member("object", f.object);
+    w->member_bool("python", f.python);
+    HChar ip[24];
+    VG_(sprintf)(ip, "%#lx", f.ip);
+    w->member("ip", f.python ? nullptr : ip);
+    w->end_object();
+}
+
+void write_frames(JsonWriter& w, const Site* s) {
+    w.key("frames");
+    w.begin_array();
+    for_each_frame(s, write_frame, &w);
+    w.end_array();
+}
+
+void write_ec_frames(JsonWriter& w, const HChar* key, ExeContext* ec) {
+    w.key(key);
+    if (!ec) {
+        w.null();
+        return;
+    }
+    // An unarchived ExeContext has no epoch of its own: symbolise now.
+    w.begin_array();
+    for_each_frame(VG_(get_ExeContext_StackTrace)(ec),
+                   static_cast<UInt>(VG_(get_ExeContext_n_ips)(ec)), VG_(current_DiEpoch)(),
+                   write_frame, &w);
+    w.end_array();
+}
+
+void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analysis& a) {
+    w.key("growth");
+    w.begin_object();
+    w.member("class", class_name(history));
+    w.member("rule", g.rule);
+    w.member_num("rate", g.rate / static_cast<double>(tl.run.width));
+    w.member_num("rate_per_bucket", g.rate);
+    w.key("rate_per_mark");
+    if (g.marks_used)
+        w.number(g.rate_per_mark / static_cast<double>(tl.marks.width));
+    else
+        w.null();
+    w.member_num("confidence", g.confidence);
+    w.member_num("trend_z", g.z);
+    w.key("began_at");
+    if (g.began >= 0)
+        w.uinteger(bucket_end(static_cast<UInt>(g.began), a) - tl.run.width);
+    else
+        w.null();
+    w.key("stopped_at");
+    if (g.stopped >= 0)
+        w.uinteger(bucket_end(static_cast<UInt>(g.stopped), a));
+    else
+        w.null();
+    w.member_u("marks_used", g.marks_used);
+    w.member_u("marks_adding", g.marks_adding);
+    w.member_bool("released_at_end", g.released_at_end);
+    w.member_u("staircase_steps", g.steps);
+    w.key("next_step_at"); // resize staircase: when its next step is due (may be past the end)
+    if (g.steps)
+        w.uinteger(staircase_due(g));
+    else
+        w.null();
+    w.end_object();
+}
+
+void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int which) {
+    w.key(key);
+    w.begin_array();
+    for (UInt i = 0; i < n; ++i) {
+        if (which == 0)
+            w.integer(s->clock.live_end[i]);
+        else if (which == 1)
+            w.uinteger(s->clock.alloc[i]);
+        else
+            w.uinteger(s->clock.freed(i));
+    }
+    w.end_array();
+}
+
+// What the leak scan found of the site's blocks: bytes by kind under
+// "lost" (the contract), blocks by kind beside it.
+void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
+    static const SiteLeak none{};
+    const SiteLeak& l = id < a.leaks->n_sites ? a.leaks->sites[id] : none;
+    for (int blocks = 0; blocks < 2; ++blocks) {
+        w.key(blocks ? "lost_blocks" : "lost");
+        w.begin_object();
+        for (UInt k = 0; k < kReachable; ++k)
+            w.member_u(leak_kind_name(k), blocks ? l.blocks[k] : l.bytes[k]);
+        w.end_object();
+    }
+    w.member_u("reachable_bytes", l.bytes[kReachable]);
+    w.member_u("indirect_through", l.indirect_through);
+    const HChar* supp = a.leak_suppressed_by ? a.leak_suppressed_by[id] : nullptr;
+    w.member_bool("lost_suppressed", supp != nullptr);
+}
+
+// The scan's totals, memcheck's LEAK SUMMARY: bytes and blocks by kind, the
+// suppressed ones apart, and what the heuristics made reachable.
+void write_leak_check(JsonWriter& w, const Analysis& a) {
+    const LeakScan* scan = a.leaks;
+    ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1];
+    suppressed_totals(scan, a, sup, sup_blocks);
+    w.key("leak_check");
+    w.begin_object();
+    w.member("mode", clo.leak_check == LeakCheck::full      ? "full"
+                     : clo.leak_check == LeakCheck::summary ? "summary"
+                                                            : "no"); // scans were requested
+    w.member_u("scans", scan->number);
+    w.member_u("scanned_bytes", scan->scanned_bytes);
+    w.key("heuristics");
+    w.begin_array();
+    for (UInt h = 1; h < reach::kHeuristicCount; ++h)
+        if (clo.heuristics & (1u << h)) w.string(reach::heuristic_name(h));
+    w.end_array();
+    for (UInt k = 0; k <= kLeakKinds; ++k) {
+        w.key(k == kLeakKinds ? "suppressed" : leak_kind_name(k));
+        w.begin_object();
+        bool total = k == kLeakKinds;
+        w.member_u("bytes", total ? sup[k] : scan->bytes[k] - sup[k]);
+        w.member_u("blocks", total ? sup_blocks[k] : scan->blocks[k] - sup_blocks[k]);
+        w.end_object();
+    }
+    w.key("reachable_via_heuristic");
+    w.begin_object();
+    for (UInt h = 1; h < reach::kHeuristicCount; ++h) {
+        if (!scan->heuristic_blocks[h]) continue;
+        w.key(reach::heuristic_name(h));
+        w.begin_object();
+        w.member_u("bytes", scan->heuristic_bytes[h]);
+        w.member_u("blocks", scan->heuristic_blocks[h]);
+        w.end_object();
+    }
+    w.end_object();
+    w.end_object();
+}
+
+struct Counts {
+    ULong live_bytes, live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
+    ULong at_exit_bytes, at_exit_blocks;
+};
+
+// The fields a site and a Python site share, up to their byte counts.
+void write_head(JsonWriter& w, UInt id, Space space, UInt device, SiteClass cls, const Counts& c) {
+    w.member_u("id", id);
+    w.member("space", space_name(space));
+    if (space != Space::host) w.member_u("device", device);
+    w.member("class", class_name(cls));
+    w.member_u("live_bytes", c.live_bytes);
+    w.member_u("live_blocks", c.live_blocks);
+    w.member_u("peak_bytes", c.peak_bytes);
+    w.member_u("allocated_bytes", c.allocated_bytes);
+    w.member_u("allocated_blocks", c.allocated_blocks);
+    w.member_u("at_exit_bytes", c.at_exit_bytes);
+    w.member_u("at_exit_blocks", c.at_exit_blocks);
+}
+
+void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
+    const Growth& g = a.growth[s->id];
+    w.begin_object();
+    write_head(w, s->id, s->space, s->device, g.cls,
+               {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
+                s->allocated_bytes, s->allocated_blocks, s->live_bytes_now, s->live_blocks_now});
+    const HChar* supp = a.class_suppressed_by ? a.class_suppressed_by[s->id] : nullptr;
+    w.member_bool("suppressed", supp != nullptr);
+    if (supp) w.member("suppression", supp);
+    if (a.leaks) write_site_leaks(w, s->id, a);
+    write_growth(w, g, a.growth_class[s->id], a);
+    write_series(w, "series", s, a.n_buckets, 0);
+    write_series(w, "allocated_series", s, a.n_buckets, 1);
+    write_series(w, "freed_series", s, a.n_buckets, 2);
+    if (a.n_mark_buckets) {
+        i64 scratch[kBuckets];
+        const i64* m = mark_levels(s, a.n_mark_buckets, scratch);
+        w.key("mark_series");
+        w.begin_array();
+        for (UInt i = 0; i < a.n_mark_buckets; ++i)
+            w.integer(m[i]);
+        w.end_array();
+    }
+    write_frames(w, s);
+    w.end_object();
+}
+
+bool listed(UInt id, const Analysis& a) {
+    const Site* s = site_at(id);
+    return s->peak_bytes >= clo.json_stable_min_bytes || a.growth[id].cls != SiteClass::stable;
+}
+
+void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
+    const PySites& py = *a.py;
+    const PySite* ps = py.sites[k];
+    w.begin_object();
+    write_head(w, k, ps->space, ps->device, ps->growth.cls,
+               {ps->live_bytes, ps->live_blocks, ps->peak_bytes, ps->allocated_bytes,
+                ps->allocated_blocks, ps->at_exit_bytes, ps->at_exit_blocks});
+    w.member_bool("suppressed", ps->suppressed);
+    if (a.leaks) {
+        ULong lost[kReachable] = {};
+        for (UInt id = ps->first; id != kNoPySite; id = py.next[id])
+            if (id < a.leaks->n_sites)
+                for (UInt kind = 0; kind < kReachable; ++kind)
+                    lost[kind] += a.leaks->sites[id].bytes[kind];
+        w.key("lost");
+        w.begin_object();
+        for (UInt kind = 0; kind < kReachable; ++kind)
+            w.member_u(leak_kind_name(kind), lost[kind]);
+        w.end_object();
+    }
+    write_growth(w, ps->growth, ps->history, a);
+    w.key("series");
+    w.begin_array();
+    for (UInt i = 0; i < a.n_buckets; ++i)
+        w.integer(ps->series[i]);
+    w.end_array();
+    if (a.n_mark_buckets) {
+        w.key("mark_series");
+        w.begin_array();
+        for (UInt i = 0; i < a.n_mark_buckets; ++i)
+            w.integer(ps->marks[i]);
+        w.end_array();
+    }
+    w.key("frames");
+    w.begin_array();
+    for_each_frame(ps->words, ps->n_words, site_at(ps->first)->epoch, write_frame, &w);
+    w.end_array();
+    // Its native sub-sites, by their "id" in "sites"; small stable ones that
+    // "sites" leaves out (--json-stable-min-bytes) only counted.
+    UInt omitted = 0;
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = ps->first; id != kNoPySite; id = py.next[id]) {
+        if (listed(id, a))
+            w.uinteger(id);
+        else
+            ++omitted;
+    }
+    w.end_array();
+    w.member_u("omitted_sites", omitted);
+    w.end_object();
+}
+
+void write_buckets(JsonWriter& w, const Analysis& a) {
+    w.key("buckets");
+    w.begin_array();
+    for (UInt i = 0; i < a.n_buckets; ++i) {
+        i64 live = 0;
+        ULong alloc = 0, freed = 0;
+        for (UInt sp = 0; sp < kSpaces; ++sp) {
+            live += tl.totals[sp].live_end[i];
+            alloc += tl.totals[sp].alloc[i];
+            freed += tl.totals[sp].freed(i);
+        }
+        w.begin_object();
+        w.member_u("end", bucket_end(i, a));
+        w.member("live_bytes", live);
+        w.member_u("allocated_bytes", alloc);
+        w.member_u("freed_bytes", freed);
+        w.key("spaces");
+        w.begin_object();
+        for (UInt sp = 0; sp < kSpaces; ++sp) {
+            const SiteSeries& t = tl.totals[sp];
+            if (sp != 0 && t.live_end[i] == 0 && t.alloc[i] == 0) continue;
+            w.key(space_name(static_cast<Space>(sp)));
+            w.begin_object();
+            w.member("live_bytes", t.live_end[i]);
+            w.member_u("allocated_bytes", t.alloc[i]);
+            w.member_u("freed_bytes", t.freed(i));
+            w.end_object();
+        }
+        w.end_object();
+        w.end_object();
+    }
+    w.end_array();
+}
+
+void write_errors(JsonWriter& w) {
+    w.key("errors");
+    w.begin_array();
+    for (UInt i = 0; i < error_record_count(); ++i) {
+        const ErrorRecord& e = error_record_at(i);
+        w.begin_object();
+        w.member("kind", error_kind_name(e.kind));
+        HChar addr[24];
+        VG_(sprintf)(addr, "%#lx", e.addr);
+        w.member("address", addr);
+        w.member_u("count", e.count);
+        if (e.extra.alloc_at) w.member_u("size", e.extra.size);
+        write_ec_frames(w, "frames", e.where);
+        write_ec_frames(w, "alloc_frames", e.extra.alloc_at);
+        write_ec_frames(w, "free_frames", e.extra.freed_at);
+        w.end_object();
+    }
+    w.end_array();
+}
+
+// The instruction Valgrind could not decode that killed the client.
+void write_fatal_insn(JsonWriter& w) {
+    const FatalInsn* f = host_insns_fatal();
+    if (!f) return;
+    HChar addr[24], bytes[3 * sizeof f->bytes + 1] = {};
+    VG_(sprintf)(addr, "%#lx", f->addr);
+    format_bytes(*f, bytes);
+    w.key("fatal_instruction");
+    w.begin_object();
+    w.member("address", addr);
+    w.member("bytes", bytes);
+    w.member("where", VG_(describe_IP)(VG_(current_DiEpoch)(), f->addr, nullptr));
+    w.end_object();
+}
+
+void write_report(JsonWriter& w, const Analysis& a) {
+    w.begin_object();
+    w.member_u("memgrow", 1);
+    w.key("command");
+    w.begin_array();
+    w.string(VG_(args_the_exename));
+    for (Word i = 0; i < VG_(sizeXA)(VG_(args_for_client)); ++i)
+        w.string(*static_cast<HChar**>(VG_(indexXA)(VG_(args_for_client), i)));
+    w.end_array();
+    w.member_u("pid", static_cast<ULong>(VG_(getpid)()));
+    w.member_u("ppid", static_cast<ULong>(VG_(getppid)()));
+    w.member("time_unit", time_unit_name(clo.time_unit));
+    w.member_u("bucket_width", tl.run.width);
+    w.member_u("warmup_end", a.warmup_end);
+    w.member_u("teardown_at", a.end);
+    w.member("teardown", tl.torn_down ? teardown_name(tl.teardown_reason) : "running");
+    write_fatal_insn(w);
+    w.key("marks");
+    w.begin_object();
+    w.member_u("count", tl.n_marks);
+    w.member_u("first_at", tl.first_mark_at);
+    w.member_u("per_bucket", tl.marks.width);
+    w.end_object();
+    projection_write_json(w, projection_of(a), a);
+    write_buckets(w, a);
+    if (a.leaks) write_leak_check(w, a);
+    // --json-stable-min-bytes: small stable sites are counted, not listed
+    // (a program like PyTorch has a million distinct allocation stacks).
+    ULong omitted = 0, omitted_peak = 0, omitted_live = 0;
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        const Site* s = site_at(id);
+        if (!listed(id, a)) {
+            ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
+            continue;
+        }
+        write_site(w, s, a);
+    }
+    w.end_array();
+    if (a.py) {
+        w.key("python_sites");
+        w.begin_array();
+        for (UInt k = 0; k < a.py->n; ++k)
+            write_python_site(w, k, a);
+        w.end_array();
+    }
+    if (clo.json_stable_min_bytes) {
+        w.key("omitted_sites");
+        w.begin_object();
+        w.member_u("min_bytes", clo.json_stable_min_bytes);
+        w.member_u("sites", omitted);
+        w.member_u("peak_bytes", omitted_peak);
+        w.member_u("at_exit_bytes", omitted_live);
+        w.end_object();
+    }
+    write_errors(w);
+    w.end_object();
+}
+
+} // namespace
+
+bool write_json_report(const HChar* path, const Analysis& a) {
+    HChar* tmp = static_cast<HChar*>(VG_(malloc)("mg.json.tmp", VG_(strlen)(path) + 32));
+    VG_(sprintf)(tmp, "%s.tmp.%d", path, VG_(getpid)());
+    SysRes r = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0666);
+    bool ok = !sr_isError(r);
+    if (!ok) {
+        VG_(umsg)("memgrow: cannot write the report '%s': %s\n", tmp, VG_(strerror)(sr_Err(r)));
+    } else {
+        FileSink sink{static_cast<Int>(sr_Res(r)), false};
+        {
+            JsonWriter w(write_to_fd, &sink);
+            write_report(w, a);
+        }
+        VG_(close)(sink.fd);
+        ok = !sink.failed && VG_(rename)(tmp, path) == 0;
+        if (!ok) {
+            VG_(umsg)("memgrow: writing the report '%s' failed\n", path);
+            VG_(unlink)(tmp);
+        }
+    }
+    VG_(free)(tmp);
+    return ok;
+}
+
+HChar* report_file_name(const HChar* pattern, bool forked_child) {
+    static bool wrote_default; // the --json-file name is ours once written
+    HChar* name = VG_(expand_file_name)("--json-file", pattern);
+    if (VG_(strstr)(pattern, "%p")) return name;
+    // Without %p, processes of one run share the name: a forked child, or a
+    // program run by --trace-children that wrote it first. Then the pid
+    // goes into the name.
+    bool is_default = pattern == clo.json_file;
+    struct vg_stat st;
+    bool taken = forked_child || (is_default && !wrote_default && !json_file_existed_at_start &&
+                                  !sr_isError(VG_(stat)(name, &st)));
+    if (is_default && !taken) wrote_default = true;
+    if (!taken) return name;
+    SizeT len = VG_(strlen)(name);
+    HChar* unique = static_cast<HChar*>(VG_(malloc)("mg.json.name", len + 32));
+    bool json = len > 5 && VG_STREQ(name + len - 5, ".json");
+    if (json) name[len - 5] = 0;
+    VG_(sprintf)(unique, "%s.%d%s", name, VG_(getpid)(), json ? ".json" : "");
+    VG_(free)(name);
+    return unique;
+}
+
+} // namespace mg

@@ -1,0 +1,165 @@
+// The leak scan in the log, the way memcheck prints it (loss records grouped
+// by stack, smallest first, then the LEAK SUMMARY), with memgrow's growth
+// view of each record's site.
+#include "output/mg_report.hpp"
+#include "checks/mg_suppressions.hpp"
+#include "records/mg_symbols.hpp"
+#include "records/mg_timeline.hpp"
+
+namespace mg {
+
+namespace {
+
+struct Record {
+    UInt site;
+    UInt kind;
+    ULong bytes, blocks, indirect; // indirect: lost through a definite record
+    ULong old_bytes, old_blocks;   // in the previous scan
+};
+
+Int by_size(const void* x, const void* y) {
+    const Record* a = static_cast<const Record*>(x);
+    const Record* b = static_cast<const Record*>(y);
+    ULong sa = a->bytes + a->indirect, sb = b->bytes + b->indirect;
+    if (sa != sb) return sa < sb ? -1 : 1;
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    return a->site < b->site ? -1 : a->site > b->site ? 1 : 0;
+}
+
+const HChar* kind_phrase(UInt k) {
+    const HChar* const phrases[kLeakKinds] = {"definitely lost", "indirectly lost", "possibly lost",
+                                              "still reachable"};
+    return phrases[k];
+}
+
+// " (+N)" after a number, in a delta report.
+void delta(HChar* out, ULong now, ULong before, bool show) {
+    out[0] = 0;
+    if (!show) return;
+    if (now >= before)
+        VG_(sprintf)(out, " (+%'llu)", now - before);
+    else
+        VG_(sprintf)(out, " (-%'llu)", before - now);
+}
+
+void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool deltas) {
+    HChar d_bytes[40], d_blocks[40];
+    delta(d_bytes, r.bytes + r.indirect, r.old_bytes, deltas);
+    delta(d_blocks, r.blocks, r.old_blocks, deltas);
+    if (r.indirect) VG_(umsg)
+    ("%'llu%s (%'llu direct, %'llu indirect) bytes in %'llu%s blocks are %s in loss record "
+     "%u of %u\n",
+     r.bytes + r.indirect, d_bytes, r.bytes, r.indirect, r.blocks, d_blocks, kind_phrase(r.kind),
+     number, of);
+    else VG_(umsg)("%'llu%s bytes in %'llu%s blocks are %s in loss record %u of %u\n", r.bytes,
+                   d_bytes, r.blocks, d_blocks, kind_phrase(r.kind), number, of);
+    const Site* s = site_at(r.site);
+    bool first = true;
+    for_each_frame(s, print_frame, &first);
+    if (first) VG_(umsg)("   (no frames)\n");
+    if (r.site < a.n_sites) {
+        const Growth& g = a.growth[r.site];
+        VG_(umsg)
+        (" memgrow: site %u grew as %s: %'llu bytes in %'llu blocks live %s, peak %'llu\n", r.site,
+         class_name(a.growth_class[r.site]), static_cast<ULong>(s->clock.live), s->live_blocks,
+         tl.torn_down ? "at teardown" : "now", s->peak_bytes);
+        if (g.marks_used) VG_(umsg)
+        (" memgrow: %u of %u repetitions (marks) added to it\n", g.marks_adding, g.marks_used);
+    }
+    VG_(umsg)("\n");
+    if (VG_(clo_gen_suppressions) > 0 && r.kind != kReachable)
+        print_generated_suppression(s, SiteClass::leaked);
+}
+
+} // namespace
+
+void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks) {
+    for (UInt k = 0; k <= kLeakKinds; ++k)
+        bytes[k] = blocks[k] = 0;
+    if (!a.leak_suppressed_by) return;
+    for (UInt id = 0; id < scan->n_sites && id < a.n_sites; ++id) {
+        if (!a.leak_suppressed_by[id]) continue;
+        for (UInt k = 0; k < kReachable; ++k) {
+            bytes[k] += scan->sites[id].bytes[k], blocks[k] += scan->sites[id].blocks[k];
+            bytes[kLeakKinds] += scan->sites[id].bytes[k];
+            blocks[kLeakKinds] += scan->sites[id].blocks[k];
+        }
+    }
+}
+
+void print_leaks(const Analysis& a, LeakDelta which) {
+    bool deltas = which != LeakDelta::any;
+    const LeakScan* scan = a.leaks;
+    if (!scan) return;
+    const LeakScan* prev = deltas ? leak_scan_previous() : nullptr;
+    if (clo.leak_check == LeakCheck::full) {
+        UInt cap = scan->n_sites * kLeakKinds + 1, n = 0;
+        auto* records = static_cast<Record*>(VG_(malloc)("mg.leaks.records", cap * sizeof(Record)));
+        // Records of every kind are numbered (as memcheck does); the kinds
+        // --show-leak-kinds names are printed.
+        for (UInt id = 0; id < scan->n_sites; ++id) {
+            const SiteLeak& sl = scan->sites[id];
+            for (UInt k = 0; k < kLeakKinds; ++k) {
+                if (!sl.blocks[k]) continue;
+                if (a.leak_suppressed_by && a.leak_suppressed_by[id] && k != kReachable) continue;
+                Record r{id, k, sl.bytes[k], sl.blocks[k], k == kDefinite ? sl.indirect_through : 0,
+                         0,  0};
+                if (prev && id < prev->n_sites) {
+                    const SiteLeak& ps = prev->sites[id];
+                    r.old_bytes = ps.bytes[k] + (k == kDefinite ? ps.indirect_through : 0);
+                    r.old_blocks = ps.blocks[k];
+                }
+                records[n++] = r;
+            }
+        }
+        VG_(ssort)(records, n, sizeof(Record), by_size);
+        for (UInt i = 0; i < n; ++i) {
+            const Record& r = records[i];
+            if (!(clo.show_leak_kinds & (1u << r.kind))) continue;
+            bool more = r.bytes + r.indirect > r.old_bytes || r.blocks > r.old_blocks;
+            bool same = r.bytes + r.indirect == r.old_bytes && r.blocks == r.old_blocks;
+            if ((which == LeakDelta::increased && !more) || (which == LeakDelta::changed && same) ||
+                (which == LeakDelta::fresh && r.old_blocks))
+                continue;
+            print_record(r, i + 1, n, a, deltas);
+        }
+        VG_(free)(records);
+    }
+
+    // Lost bytes of suppressed sites move to the "suppressed" line.
+    ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1], psup[kLeakKinds + 1],
+        psup_blocks[kLeakKinds + 1];
+    suppressed_totals(scan, a, sup, sup_blocks);
+    for (UInt k = 0; k <= kLeakKinds; ++k)
+        psup[k] = psup_blocks[k] = 0;
+    if (prev) suppressed_totals(prev, a, psup, psup_blocks);
+    HChar d_bytes[40], d_blocks[40];
+    VG_(umsg)("LEAK SUMMARY:\n");
+    const HChar* const labels[kLeakKinds] = {"definitely lost", "indirectly lost",
+                                             "  possibly lost", "still reachable"};
+    for (UInt k = 0; k < kLeakKinds; ++k) {
+        ULong bytes = scan->bytes[k] - sup[k], blocks = scan->blocks[k] - sup_blocks[k];
+        delta(d_bytes, bytes, prev ? prev->bytes[k] - psup[k] : 0, deltas);
+        delta(d_blocks, blocks, prev ? prev->blocks[k] - psup_blocks[k] : 0, deltas);
+        VG_(umsg)
+        ("   %s: %'llu%s bytes in %'llu%s blocks\n", labels[k], bytes, d_bytes, blocks, d_blocks);
+        if (k == kReachable && scan->bytes[k]) {
+            bool any = false;
+            for (UInt h = 1; h < reach::kHeuristicCount; ++h)
+                any = any || scan->heuristic_blocks[h];
+            if (any) VG_(umsg)("                      of which reachable via heuristic:\n");
+            for (UInt h = 1; h < reach::kHeuristicCount; ++h)
+                if (scan->heuristic_blocks[h]) VG_(umsg)
+            ("                        %-19s: %'llu bytes in %'llu blocks\n",
+             reach::heuristic_name(h), scan->heuristic_bytes[h], scan->heuristic_blocks[h]);
+        }
+    }
+    delta(d_bytes, sup[kLeakKinds], psup[kLeakKinds], deltas);
+    delta(d_blocks, sup_blocks[kLeakKinds], psup_blocks[kLeakKinds], deltas);
+    VG_(umsg)
+    ("        suppressed: %'llu%s bytes in %'llu%s blocks\n", sup[kLeakKinds], d_bytes,
+     sup_blocks[kLeakKinds], d_blocks);
+    VG_(umsg)("\n");
+}
+
+} // namespace mg

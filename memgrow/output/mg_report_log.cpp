@@ -1,0 +1,253 @@
+// The summary a person reads in the Valgrind log: totals, then the top sites
+// of each class (growing first) with their evidence and stacks.
+#include "mg_options.hpp"
+#include "classify/mg_projection.hpp"
+#include "output/mg_report.hpp"
+#include "checks/mg_suppressions.hpp"
+#include "records/mg_symbols.hpp"
+#include "records/mg_timeline.hpp"
+#include "core/format.hpp"
+
+namespace mg {
+
+namespace {
+
+Int by_live_desc(const void* x, const void* y) {
+    const Site* a = site_at(*static_cast<const UInt*>(x));
+    const Site* b = site_at(*static_cast<const UInt*>(y));
+    if (a->clock.live != b->clock.live) return a->clock.live < b->clock.live ? 1 : -1;
+    return a->id < b->id ? -1 : a->id > b->id ? 1 : 0;
+}
+
+// "bytes allocated" in totals, "byte allocated" in rates.
+const HChar* unit_name(TimeUnit u, bool plural) {
+    switch (u) {
+    case TimeUnit::instructions:
+        return plural ? "instructions" : "instruction";
+    case TimeUnit::millis:
+        return "ms";
+    default:
+        return plural ? "bytes allocated" : "byte allocated";
+    }
+}
+
+void upper_class_name(SiteClass c, HChar* out) {
+    VG_(strcpy)(out, class_name(c));
+    for (HChar* p = out; *p; ++p)
+        *p = static_cast<HChar>(*p - (*p >= 'a' && *p <= 'z' ? 32 : 0));
+}
+
+// "2.9 MB": decimal units, one decimal, for a Python site's headline.
+void human_bytes(ULong b, HChar* out) {
+    static const HChar* const units[] = {"bytes", "kB", "MB", "GB", "TB"};
+    double v = static_cast<double>(b);
+    UInt u = 0;
+    while (v >= 1000 && u < 4)
+        v /= 1000, ++u;
+    HChar num[kDecimalBuf];
+    format_decimal(v, u ? 1 : 0, num);
+    VG_(sprintf)(out, "%s %s", num, units[u]);
+}
+
+void print_evidence(const Growth& g) {
+    if (g.cls == SiteClass::growing || g.cls == SiteClass::plateau) {
+        HChar rate[kDecimalBuf], per_bucket[kDecimalBuf], conf[kDecimalBuf];
+        format_decimal(g.rate / static_cast<double>(tl.run.width), 4, rate, true);
+        format_decimal(g.rate, 0, per_bucket, true);
+        format_decimal(g.confidence, 3, conf);
+        VG_(umsg)
+        (" evidence: %s rule, %s bytes per %s (%s per bucket of %'llu), confidence %s", g.rule,
+         rate, unit_name(clo.time_unit, false), per_bucket, tl.run.width, conf);
+        if (g.began >= 0)
+            VG_(umsg)(", began at %'llu", tl.run.end_of(static_cast<UInt>(g.began)) - tl.run.width);
+        if (g.stopped >= 0)
+            VG_(umsg)(", stopped at %'llu", tl.run.end_of(static_cast<UInt>(g.stopped)));
+        if (g.released_at_end) VG_(umsg)(", released just before teardown");
+        if (g.steps) VG_(umsg)
+        ("; resize staircase of %u steps; next resize %s clock %'llu", g.steps,
+         VG_(strcmp)(g.rule, "staircase") == 0 ? "due at" : "overdue since", staircase_due(g));
+        VG_(umsg)("\n");
+    }
+    if (g.marks_used) {
+        HChar per_mark[kDecimalBuf];
+        format_decimal(g.rate_per_mark / static_cast<double>(tl.marks.width), 1, per_mark, true);
+        VG_(umsg)
+        (" per mark: %s bytes (%u of %u repetitions added)\n", per_mark, g.marks_adding,
+         g.marks_used);
+    }
+}
+
+void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
+    HChar cls[16];
+    upper_class_name(g.cls, cls);
+    VG_(umsg)
+    ("%s %llu of %llu: %'llu bytes in %'llu blocks live (peak %'llu), %s space\n", cls,
+     static_cast<ULong>(rank), of, static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
+     space_name(s->space));
+    print_evidence(g);
+    bool first = true;
+    for_each_frame(s, print_frame, &first);
+    if (first) VG_(umsg)("   (no frames)\n");
+    VG_(umsg)("\n");
+    if (VG_(clo_gen_suppressions) > 0) print_generated_suppression(s, g.cls);
+}
+
+// One native frame of a sub-site on its line: "fn (file:line)", up to three.
+struct SubSiteLine {
+    UInt shown;
+};
+
+void print_sub_frame(const Frame& f, void* ctx) {
+    auto* l = static_cast<SubSiteLine*>(ctx);
+    if (f.python || l->shown >= 3) return;
+    const HChar* fn = f.function ? f.function : "???";
+    if (f.file)
+        VG_(umsg)("%s%s (%s:%d)", l->shown ? " < " : "", fn, f.file, f.line);
+    else
+        VG_(umsg)("%s%s (in %s)", l->shown ? " < " : "", fn, f.object ? f.object : "?");
+    l->shown++;
+}
+
+Int sub_by_live_desc(const void* x, const void* y) {
+    return by_live_desc(x, y);
+}
+
+// A Python site: its headline names its innermost frame in the user's code,
+// then the evidence, the Python stack and its largest native sub-sites.
+void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of) {
+    HChar cls[16], bytes[48], rate[kDecimalBuf];
+    upper_class_name(ps->growth.cls, cls);
+    human_bytes(ps->live_bytes, bytes);
+    format_decimal(ps->growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
+    const HChar *fn, *file;
+    Int line;
+    python_site_headline(ps, &fn, &file, &line);
+    const HChar* slash = file ? VG_(strrchr)(file, '/') : nullptr;
+    if (slash) file = slash + 1; // the whole path is in the stack below
+    VG_(umsg)
+    ("%s %llu of %llu: %s (%s:%d), %s in %'llu blocks, %s B per %s\n", cls,
+     static_cast<ULong>(rank), of, fn ? fn : "???", file ? file : "?", line, bytes, ps->live_blocks,
+     rate, unit_name(clo.time_unit, false));
+    print_evidence(ps->growth);
+    bool first = true;
+    for_each_frame(ps->words, ps->n_words, site_at(ps->first)->epoch, print_frame, &first);
+    UInt* subs = static_cast<UInt*>(VG_(malloc)("mg.log.sub", (ps->n_members + 1) * sizeof(UInt)));
+    UInt n = 0;
+    for (UInt id = ps->first; id != kNoPySite; id = a.py->next[id])
+        subs[n++] = id;
+    VG_(ssort)(subs, n, sizeof(UInt), sub_by_live_desc);
+    UInt shown = 0;
+    while (shown < n && shown < 3 && site_at(subs[shown])->clock.live > 0)
+        ++shown;
+    VG_(umsg)(" native sub-sites: %u%s\n", n, shown ? ", the largest:" : "");
+    for (UInt i = 0; i < shown; ++i) {
+        const Site* s = site_at(subs[i]);
+        VG_(umsg)
+        ("   %s %'llu bytes in %'llu blocks: ", class_name(a.growth[s->id].cls),
+         static_cast<ULong>(s->clock.live), s->live_blocks);
+        SubSiteLine l{0};
+        for_each_frame(s, print_sub_frame, &l);
+        VG_(umsg)("\n");
+    }
+    VG_(free)(subs);
+    VG_(umsg)("\n");
+}
+
+Int py_by_live_desc(const void* x, const void* y) {
+    const PySite* a = *static_cast<PySite* const*>(x);
+    const PySite* b = *static_cast<PySite* const*>(y);
+    if (a->live_bytes != b->live_bytes) return a->live_bytes < b->live_bytes ? 1 : -1;
+    return a->first < b->first ? -1 : a->first > b->first ? 1 : 0;
+}
+
+void print_python_sites(const Analysis& a) {
+    const PySites& py = *a.py;
+    PySite** order = static_cast<PySite**>(VG_(malloc)("mg.log.py", (py.n + 1) * sizeof(PySite*)));
+    for (UInt k = 0; k < py.n; ++k)
+        order[k] = py.sites[k];
+    VG_(ssort)(order, py.n, sizeof(PySite*), py_by_live_desc);
+    const SiteClass shown[] = {SiteClass::growing, SiteClass::plateau};
+    for (SiteClass c : shown) {
+        ULong of = py.in_class[static_cast<UInt>(c)], rank = 0;
+        for (UInt i = 0; i < py.n && rank < static_cast<ULong>(clo.top); ++i)
+            if (order[i]->growth.cls == c && !order[i]->suppressed)
+                print_python_site(a, order[i], static_cast<UInt>(++rank), of);
+    }
+    VG_(free)(order);
+}
+
+} // namespace
+
+void print_frame(const Frame& f, void* first_frame) {
+    bool* first = static_cast<bool*>(first_frame);
+    const HChar* fn = f.function ? f.function : "???";
+    if (f.python) // no code address: "py:" in its place
+        VG_(umsg)("   %s py: %s (%s:%d)\n", *first ? "at" : "by", fn, f.file, f.line);
+    else if (f.file)
+        VG_(umsg)("   %s %#lx: %s (%s:%d)\n", *first ? "at" : "by", f.ip, fn, f.file, f.line);
+    else if (f.object)
+        VG_(umsg)("   %s %#lx: %s (in %s)\n", *first ? "at" : "by", f.ip, fn, f.object);
+    else
+        VG_(umsg)("   %s %#lx: %s\n", *first ? "at" : "by", f.ip, fn);
+    *first = false;
+}
+
+void print_summary(const Analysis& a) {
+    const HChar* when = !tl.torn_down             ? "while running"
+                        : tl.teardown_reason == 1 ? "when exit() began"
+                        : tl.teardown_reason == 2 ? "when Py_FinalizeEx() began"
+                                                  : "when the process ended";
+    ULong live = 0, blocks = 0, now = 0;
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        const Site* s = site_at(id);
+        live += static_cast<ULong>(s->clock.live);
+        blocks += s->live_blocks;
+        now += s->live_bytes_now;
+    }
+    VG_(umsg)("\n");
+    VG_(umsg)
+    ("HEAP GROWTH SUMMARY (classified %s, clock %'llu %s):\n", when, a.end,
+     unit_name(clo.time_unit, true));
+    VG_(umsg)
+    ("    live then: %'llu bytes in %'llu blocks, %'u allocation sites\n", live, blocks, a.n_sites);
+    VG_(umsg)("    still allocated at exit: %'llu bytes\n", now);
+    if (a.leaks)
+        VG_(umsg)("       leaked: %'llu sites, %'llu bytes\n", a.sites_in[3], a.bytes_in[3]);
+    VG_(umsg)("      growing: %'llu sites, %'llu bytes\n", a.sites_in[2], a.bytes_in[2]);
+    VG_(umsg)("      plateau: %'llu sites, %'llu bytes\n", a.sites_in[1], a.bytes_in[1]);
+    VG_(umsg)("       stable: %'llu sites, %'llu bytes\n", a.sites_in[0], a.bytes_in[0]);
+    if (a.suppressed_sites) VG_(umsg)
+    ("   suppressed: %'llu sites, %'llu bytes (counted above, not listed)\n", a.suppressed_sites,
+     a.suppressed_bytes);
+    if (a.py) VG_(umsg)
+    ("    Python sites: %'u (leaked %'llu, growing %'llu, plateau %'llu, stable %'llu), listed "
+     "first\n",
+     a.py->n, a.py->in_class[3], a.py->in_class[2], a.py->in_class[1], a.py->in_class[0]);
+    if (tl.n_marks) VG_(umsg)
+    ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks, tl.first_mark_at);
+    projection_print(projection_of(a), a);
+    VG_(umsg)("\n");
+
+    UInt* order = static_cast<UInt*>(VG_(malloc)("mg.log.order", (a.n_sites + 1) * sizeof(UInt)));
+    for (UInt id = 0; id < a.n_sites; ++id)
+        order[id] = id;
+    VG_(ssort)(order, a.n_sites, sizeof(UInt), by_live_desc);
+    if (a.py) print_python_sites(a);
+    // Then the sites without Python frames (all of them without Python).
+    const SiteClass shown[] = {SiteClass::growing, SiteClass::plateau};
+    for (SiteClass c : shown) {
+        ULong of = 0, rank = 0;
+        for (UInt id = 0; id < a.n_sites; ++id)
+            of += a.growth[id].cls == c && !(a.py && a.py->of_site[id] != kNoPySite);
+        for (UInt i = 0; i < a.n_sites && rank < static_cast<ULong>(clo.top); ++i) {
+            const Site* s = site_at(order[i]);
+            if (a.growth[s->id].cls != c) continue;
+            if (a.py && a.py->of_site[s->id] != kNoPySite) continue;
+            if (a.class_suppressed_by && a.class_suppressed_by[s->id]) continue;
+            print_site(s, a.growth[s->id], static_cast<UInt>(++rank), of);
+        }
+    }
+    VG_(free)(order);
+}
+
+} // namespace mg

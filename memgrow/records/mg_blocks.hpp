@@ -1,0 +1,77 @@
+// The block table: every live block, by address, with its size, site and
+// birth time; and the quarantine of recently freed host blocks, which lets a
+// double free be told from a free of a pointer never allocated.
+#pragma once
+
+#include "records/mg_sites.hpp"
+
+namespace mg {
+
+// How a block was allocated, to check that it is freed the matching way.
+enum class AllocKind : UChar { malloc, new_scalar, new_array, device };
+
+const HChar* alloc_kind_name(AllocKind k);
+
+struct Block {
+    Block* next; // VgHashNode layout: next, key
+    UWord addr;
+    SizeT size;
+    Site* site;
+    ULong birth; // run clock at allocation
+    AllocKind kind;
+    UChar api; // device blocks: MemgrowDeviceApi of the allocating call
+    // Virtual-memory blocks (keyed by handle): released by the program, but
+    // alive while `maps` mappings use them.
+    UChar released;
+    // Host blocks: the alignment the program asked for (memalign, aligned
+    // new) as log2 + 1, 0 for none; sized and aligned deallocations are
+    // checked against it (mg_heap.cpp).
+    UChar align_log2p1;
+    UInt maps;
+};
+
+// The alignment the program asked for, 0 for none.
+inline SizeT block_align(const Block& b) {
+    return b.align_log2p1 ? SizeT(1) << (b.align_log2p1 - 1) : 0;
+}
+
+struct FreedBlock {
+    Addr addr;
+    SizeT size;
+    Site* site;
+    ExeContext* freed_at;
+    AllocKind kind;
+};
+
+// A recently freed device-side block (virtual-memory ones by handle); an
+// empty quarantine slot has no site.
+struct DeviceFreed {
+    Addr addr;
+    SizeT size;
+    Site* site;
+    ExeContext* freed_at;
+    bool vmm;
+};
+
+// Host heap blocks and device-side blocks live in separate tables: a device
+// address is never a host heap address. Virtual-memory physical allocations
+// (cuMemCreate) are keyed by their handle, which is no address at all.
+enum class Table : UChar { host, device, vmm };
+
+void blocks_init();
+Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind);
+Block* block_find(Table t, Addr addr);
+// Removes the block from its table; the caller releases it with block_dispose.
+Block* block_remove(Table t, Addr addr);
+void block_dispose(Block* b);
+// Every live block of a table, in no order (VG_(malloc)ed; null when none).
+Block** blocks_snapshot(Table t, UInt* n);
+
+// Holds a freed host block back from reuse; `release` is called for each
+// block that leaves the quarantine to make room (possibly f itself, when it
+// is larger than the whole quarantine).
+void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&));
+// The quarantined block at addr, if any (a double free).
+const FreedBlock* quarantine_find(Addr addr);
+
+} // namespace mg

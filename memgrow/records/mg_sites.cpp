@@ -1,0 +1,211 @@
+#include "records/mg_sites.hpp"
+#include "mg_options.hpp"
+#include "python/mg_python.hpp"
+#include "records/mg_stacks.hpp"
+
+namespace mg {
+
+const HChar* space_name(Space s) {
+    switch (s) {
+    case Space::device:
+        return "device";
+    case Space::managed:
+        return "managed";
+    case Space::pinned:
+        return "pinned";
+    default:
+        return "host";
+    }
+}
+
+namespace {
+
+constexpr UInt kMaxFrames = 256; // --depth's bound
+
+Site** table; // open hashing with chains, power-of-two size
+UWord table_mask;
+Site** by_id; // dense array for iteration in creation order
+UInt n_sites, by_id_cap;
+
+// The preload's code range: its frames are memgrow's, not the program's.
+Addr preload_lo, preload_hi;
+UInt preload_searches; // bounded: without the preload there is nothing to find
+
+void find_preload() {
+    for (const DebugInfo* di = VG_(next_DebugInfo)(nullptr); di; di = VG_(next_DebugInfo)(di)) {
+        const HChar* name = VG_(DebugInfo_get_filename)(di);
+        if (name && VG_(strstr)(name, "vgpreload_memgrow")) {
+            preload_lo = VG_(DebugInfo_get_text_avma)(di);
+            preload_hi = preload_lo + VG_(DebugInfo_get_text_size)(di);
+            return;
+        }
+    }
+}
+
+inline bool in_preload(Addr ip) {
+    return ip >= preload_lo && ip < preload_hi;
+}
+
+inline UWord hash_words(const StackWord* w, UInt n, UWord seed) {
+    UWord h = seed * 0x9E3779B97F4A7C15ull;
+    for (UInt i = 0; i < n; ++i) {
+        h ^= w[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    }
+    return h ^ (h >> 29);
+}
+
+void grow_table() {
+    UWord new_size = table ? (table_mask + 1) * 2 : 4096;
+    Site** t = static_cast<Site**>(VG_(calloc)("mg.sites.table", new_size, sizeof(Site*)));
+    for (UInt i = 0; i < n_sites; ++i) {
+        Site* s = by_id[i];
+        UWord b = s->hash & (new_size - 1);
+        s->next_in_bucket = t[b];
+        t[b] = s;
+    }
+    if (table) VG_(free)(table);
+    table = t;
+    table_mask = new_size - 1;
+}
+
+Site* new_site(UWord hash, Space space, UInt device, const StackWord* w, UInt n) {
+    SizeT bytes = sizeof(Site) + n * sizeof(StackWord);
+    Site* s = static_cast<Site*>(VG_(calloc)("mg.site", 1, bytes));
+    s->hash = hash;
+    s->id = n_sites;
+    s->space = space;
+    s->device = static_cast<UChar>(device);
+    s->n_frames = static_cast<UShort>(n);
+    s->epoch = VG_(current_DiEpoch)();
+    for (UInt i = 0; i < n; ++i)
+        s->frames[i] = w[i];
+    if (n_sites == by_id_cap) {
+        by_id_cap = by_id_cap ? by_id_cap * 2 : 1024;
+        by_id =
+            static_cast<Site**>(VG_(realloc)("mg.sites.by_id", by_id, by_id_cap * sizeof(Site*)));
+    }
+    by_id[n_sites++] = s;
+    if (n_sites > table_mask)
+        grow_table();
+    else {
+        UWord b = hash & table_mask;
+        s->next_in_bucket = table[b];
+        table[b] = s;
+    }
+    return s;
+}
+
+// Native frames captured when Python frames replace some: the interpreter's
+// loop and call machinery take several native frames per Python call.
+constexpr UInt kPythonNativeFrames = 64;
+
+// Which frames of a native stack are the evaluation loop: bit i for frame
+// i. Bit 0 (the innermost frame: never the loop) says "computed", so that
+// the mask can be cached as the stack's payload.
+UWord eval_frames(const CapturedStack& stack) {
+    UWord mask = 1;
+    for (UInt i = 1; i < stack.n && i < 64; ++i)
+        if (python_is_eval(stack.ips[i])) mask |= 1ull << i;
+    return mask;
+}
+
+// 3.12+: the native frames that hold a segment's entry frame are calls of
+// the evaluation loop too, whatever their symbol: GCC moves most of the loop
+// into _PyEval_EvalFrameDefault.cold, which a stripped interpreter (Debian's
+// 3.13+) does not name. Checked per allocation: entry frames move.
+UWord entry_frames(const CapturedStack& stack, const PythonStack& py) {
+    constexpr Addr kLastFrameBytes = 16384; // the outermost frame's extent is unknown
+    UWord mask = 0;
+    for (UInt k = 0; k < py.n_segments; ++k) {
+        Addr e = py.segment_entry[k];
+        for (UInt i = 1; e && i < stack.n && i < 64; ++i) {
+            Addr hi = i + 1 < stack.n ? stack.sps[i + 1] : stack.sps[i] + kLastFrameBytes;
+            if (e >= stack.sps[i] && e < hi) {
+                mask |= 1ull << i;
+                break;
+            }
+        }
+    }
+    return mask;
+}
+
+// The hybrid stack: each call of the evaluation loop, innermost first,
+// gives way to the Python frames it runs; between Python frames the
+// interpreter's own call machinery is left out, C extensions stay.
+UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack& py, StackWord* w,
+                  UInt depth) {
+    bool only = clo.python == PythonFrames::only && py.n_tokens > 0;
+    UInt n = 0, segment = 0, token = 0;
+    bool after_python = false;
+    for (UInt i = 0; i < stack.n && n < depth; ++i) {
+        Addr ip = stack.ips[i];
+        if (in_preload(ip)) continue;
+        if (i < 64 && (eval_mask >> i & 1) && i > 0 && segment < py.n_segments) {
+            for (; token < py.segment_end[segment] && n < depth; ++token)
+                w[n++] = py.tokens[token];
+            ++segment;
+            after_python = true;
+            continue;
+        }
+        if (only || (after_python && python_in_interpreter(ip))) continue;
+        w[n++] = ip;
+    }
+    // Python frames past the native frames captured.
+    for (; token < py.n_tokens && n < depth; ++token)
+        w[n++] = py.tokens[token];
+    return n;
+}
+
+Site* intern(Space space, UInt device, const StackWord* w, UInt n) {
+    UWord h = hash_words(w, n, static_cast<UWord>(space) * 256 + device + 1);
+    for (Site* c = table[h & table_mask]; c; c = c->next_in_bucket) {
+        if (c->hash != h || c->n_frames != n || c->space != space || c->device != device) continue;
+        UInt i = 0;
+        while (i < n && c->frames[i] == w[i])
+            ++i;
+        if (i == n) return c;
+    }
+    return new_site(h, space, device, w, n);
+}
+
+} // namespace
+
+void sites_init() {
+    grow_table();
+}
+
+Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
+    UInt depth = static_cast<UInt>(clo.depth);
+    StackWord w[kMaxFrames];
+    if (preload_hi == 0 && preload_searches++ < 16) find_preload();
+    if (python_poll()) {
+        // The native part is cached with its evaluation-loop frames; the
+        // Python frames change from line to line and are read every time.
+        CapturedStack stack = capture_stack(tid, StackPurpose::allocation, kPythonNativeFrames);
+        if (!*stack.payload) *stack.payload = reinterpret_cast<void*>(eval_frames(stack));
+        static PythonStack py;
+        python_stack(tid, depth, &py);
+        UWord mask = reinterpret_cast<UWord>(*stack.payload) | entry_frames(stack, py);
+        return intern(space, device, w, merge_python(stack, mask, py, w, depth));
+    }
+    CapturedStack stack = capture_stack(tid, StackPurpose::allocation, depth + 4);
+    Site* cached = static_cast<Site*>(*stack.payload);
+    if (cached && cached->space == space && cached->device == device) return cached;
+    // memgrow's own frames (the malloc replacements, the exit and CPython
+    // wrappers) are not the program's: leave them out wherever they are.
+    UInt n = 0;
+    for (UInt i = 0; i < stack.n && n < depth; ++i)
+        if (!in_preload(stack.ips[i])) w[n++] = stack.ips[i];
+    Site* s = intern(space, device, w, n);
+    *stack.payload = s;
+    return s;
+}
+
+UInt site_count() {
+    return n_sites;
+}
+Site* site_at(UInt id) {
+    return by_id[id];
+}
+
+} // namespace mg

@@ -1,0 +1,48 @@
+// Allocation sites: one per distinct allocation stack and memory space.
+#pragma once
+
+#include "mg_vg.hpp"
+#include "core/timeline.hpp"
+
+namespace mg {
+
+// One word of an allocation stack: a native code address (a return address,
+// innermost first), or, with the high bit set, a Python frame token interned
+// by the Python attribution stage. Sites compare and hash these words only,
+// so a Python frame and a native frame are interchangeable in the key.
+using StackWord = Addr;
+constexpr StackWord kPythonFrameTag = 1ull << 63;
+
+// Values match MemgrowSpace in include/memgrow.h.
+enum class Space : UChar { host = 0, device = 1, managed = 2, pinned = 3 };
+constexpr UInt kSpaces = 4;
+const HChar* space_name(Space s);
+
+struct Site {
+    Site* next_in_bucket;
+    UWord hash;
+    UInt id; // dense, in order of creation
+    Space space;
+    UChar device;
+    UShort n_frames;
+    DiEpoch epoch; // the debug info the frames must be symbolised with
+    // The state now (what is still allocated at exit).
+    ULong live_bytes_now, live_blocks_now;
+    // The state the report classifies: updated until teardown begins, then
+    // frozen together with the series.
+    ULong live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
+    SiteSeries clock;   // per bucket of the run clock
+    SiteSeries* marks;  // per bucket of marks; created once the program marks
+    StackWord frames[]; // n_frames words
+};
+
+// The site of the current stack of `tid` in `space`. Frames inside memgrow's
+// preload (the malloc replacements, the CUDA wrappers) are left out.
+Site* site_of_current_stack(ThreadId tid, Space space, UInt device);
+
+UInt site_count();
+Site* site_at(UInt id);
+
+void sites_init();
+
+} // namespace mg

@@ -1,0 +1,180 @@
+#include "records/mg_symbols.hpp"
+#include "core/py_user.hpp"
+#include "python/mg_python.hpp"
+
+namespace mg {
+
+namespace {
+
+constexpr SizeT kText = 4096;
+
+// One code address, symbolised once: its frames (more than one when calls
+// were inlined there) and its object. Sites share most addresses (the same
+// callers, the interpreter's loop), so a report looks each up only once.
+struct SymbolFrame {
+    const HChar* function; // null when unknown
+    const HChar* file;
+    Int line;
+};
+
+struct Symbolised {
+    Symbolised* next; // VgHashNode layout: next, key
+    UWord ip;
+    DiEpoch ep;
+    const HChar* object;
+    UInt n;          // frames before a below-main one (or all of them)
+    bool below_main; // the stack ends here
+    SymbolFrame frames[];
+};
+
+VgHashTable* cache;
+
+// Copies at most cap - 1 bytes and terminates (VG_(strncpy) pads the whole
+// buffer with zeros, which costs more than the copy).
+void copy_bounded(HChar* dst, const HChar* src, SizeT cap) {
+    SizeT i = 0;
+    for (; i + 1 < cap && src[i]; ++i)
+        dst[i] = src[i];
+    dst[i] = 0;
+}
+
+const HChar* keep(const HChar* s) {
+    return s ? VG_(strdup)("mg.symbols.text", s) : nullptr;
+}
+
+// VG_(describe_IP) is the only public API that walks inlined calls; it
+// formats "0xADDR: function (file:line)" or "0xADDR: function (in object)".
+// The suffix has a fixed shape, so it is parsed from the right (function
+// names may contain parentheses).
+SymbolFrame parse_description(const HChar* text) {
+    static HChar buf[kText];
+    const HChar* colon = VG_(strstr)(text, ": ");
+    copy_bounded(buf, colon ? colon + 2 : text, kText);
+    SizeT len = VG_(strlen)(buf);
+    SymbolFrame f{buf, nullptr, 0};
+    if (len && buf[len - 1] == ')') {
+        HChar* open = nullptr;
+        for (HChar* p = buf + len - 1; p > buf; --p) {
+            if (p[0] == '(' && p[-1] == ' ') {
+                open = p;
+                break;
+            }
+        }
+        if (open) {
+            open[-1] = 0;
+            buf[len - 1] = 0;
+            HChar* inner = open + 1;
+            if (!VG_STREQN(3, inner, "in ")) {
+                HChar* last_colon = VG_(strrchr)(inner, ':');
+                if (last_colon) {
+                    *last_colon = 0;
+                    f.file = inner;
+                    f.line = static_cast<Int>(VG_(strtoll10)(last_colon + 1, nullptr));
+                }
+            }
+        }
+    }
+    if (VG_STREQ(f.function, "???")) f.function = nullptr;
+    return f;
+}
+
+bool is_below_main(const HChar* function) {
+    // describe_IP renames below-main functions unless --show-below-main.
+    return function && (VG_STREQ(function, "(below main)") ||
+                        VG_(get_fnname_kind)(function) == Vg_FnNameBelowMain);
+}
+
+Symbolised* symbolise(Addr ip, DiEpoch ep) {
+    constexpr UInt kMaxInlined = 64;
+    SymbolFrame frames[kMaxInlined];
+    UInt n = 0;
+    bool below_main = false;
+    InlIPCursor* iipc = VG_(new_IIPC)(ep, ip);
+    do {
+        SymbolFrame f = parse_description(VG_(describe_IP)(ep, ip, iipc));
+        if (is_below_main(f.function)) {
+            below_main = true;
+            break;
+        }
+        if (n < kMaxInlined) frames[n++] = SymbolFrame{keep(f.function), keep(f.file), f.line};
+    } while (VG_(next_IIPC)(iipc));
+    VG_(delete_IIPC)(iipc);
+
+    auto* s = static_cast<Symbolised*>(
+        VG_(malloc)("mg.symbols", sizeof(Symbolised) + n * sizeof(SymbolFrame)));
+    s->ip = ip;
+    s->ep = ep;
+    const HChar* object;
+    s->object = VG_(get_objname)(ep, ip, &object) ? keep(object) : nullptr;
+    s->n = n;
+    s->below_main = below_main;
+    for (UInt i = 0; i < n; ++i)
+        s->frames[i] = frames[i];
+    return s;
+}
+
+const Symbolised* lookup(Addr ip, DiEpoch ep) {
+    if (!cache) cache = VG_(HT_construct)("mg.symbols.cache");
+    auto* s = static_cast<Symbolised*>(VG_(HT_lookup)(cache, ip));
+    if (s && s->ep.n == ep.n) return s;
+    if (s) VG_(HT_remove)(cache, ip); // another epoch: code was unloaded and reloaded
+    s = symbolise(ip, ep);
+    VG_(HT_add_node)(cache, s);
+    return s;
+}
+
+} // namespace
+
+void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx) {
+    for (UInt i = 0; i < n; ++i) {
+        StackWord w = words[i];
+        if (w & kPythonFrameTag) {
+            const HChar *function, *file;
+            Int line;
+            if (python_frame_name(w, &function, &file, &line))
+                visit(Frame{w, function, file, line, nullptr, true}, ctx);
+            continue;
+        }
+        // Caller frames are already return address - 1 (the unwinder's
+        // convention), so each word names the call instruction itself.
+        const Symbolised* s = lookup(w, ep);
+        for (UInt k = 0; k < s->n; ++k) {
+            const SymbolFrame& sf = s->frames[k];
+            visit(Frame{w, sf.function, sf.file, sf.line, s->object, false}, ctx);
+        }
+        if (s->below_main) return;
+    }
+}
+
+namespace {
+
+struct Titles {
+    HChar user[256], python[256], native[256];
+};
+
+void take_title(const Frame& f, void* ctx) {
+    auto* t = static_cast<Titles*>(ctx);
+    if (!f.function) return;
+    HChar* slot = nullptr;
+    if (f.python && f.file) {
+        if (!t->user[0] && !python_library_file(f.file))
+            slot = t->user;
+        else if (!t->python[0])
+            slot = t->python;
+    } else if (!t->native[0] && f.file && f.object && VG_(strncmp)(f.object, "/usr/lib", 8) != 0 &&
+               VG_(strncmp)(f.object, "/lib", 4) != 0) {
+        slot = t->native;
+    }
+    if (slot) VG_(snprintf)(slot, sizeof t->user, "%s (%s:%d)", f.function, f.file, f.line);
+}
+
+} // namespace
+
+void site_title(const Site* s, HChar* out, SizeT size) {
+    Titles t{};
+    for_each_frame(s, take_title, &t);
+    const HChar* best = t.user[0] ? t.user : t.python[0] ? t.python : t.native;
+    VG_(snprintf)(out, size, "%s", best);
+}
+
+} // namespace mg

@@ -1,0 +1,34 @@
+// From stack words to the frames a person reads: function, file, line and
+// object, with inlined calls expanded into frames of their own.
+#pragma once
+
+#include "records/mg_sites.hpp"
+
+namespace mg {
+
+struct Frame {
+    Addr ip;
+    const HChar* function; // null when unknown
+    const HChar* file;     // as the debug info names it; null when unknown
+    Int line;              // 0 when unknown
+    const HChar* object;   // the ELF object; null when unknown
+    bool python;
+};
+
+using FrameVisitor = void (*)(const Frame& f, void* ctx);
+
+// Calls visit(frame, ctx) for each frame of a stack, innermost first,
+// stopping below main(). The strings live until visit returns.
+void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx);
+
+inline void for_each_frame(const Site* s, FrameVisitor visit, void* ctx) {
+    for_each_frame(s->frames, s->n_frames, s->epoch, visit, ctx);
+}
+
+// The name a person knows the site by, "function (file:line)": its innermost
+// Python frame in the program's own code (not the standard library or an
+// installed package), else its innermost Python frame, else its innermost
+// native frame outside the system's libraries; "" when none has a name.
+void site_title(const Site* s, HChar* out, SizeT size);
+
+} // namespace mg

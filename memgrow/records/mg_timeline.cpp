@@ -1,0 +1,108 @@
+#include "records/mg_timeline.hpp"
+#include "mg_options.hpp"
+
+namespace mg {
+
+// The tool runs no global constructors: __constinit proves none is needed.
+__constinit Timeline tl;
+
+void timeline_init() {
+    for (UInt i = 0; i < kSpaces; ++i)
+        tl.totals[i].clear();
+    if (clo.time_unit == TimeUnit::millis) tl.start_ms = VG_(read_millisecond_timer)();
+}
+
+ULong* instruction_counter() {
+    return &tl.instructions;
+}
+
+ULong clock_now() {
+    switch (clo.time_unit) {
+    case TimeUnit::instructions:
+        return tl.instructions;
+    case TimeUnit::millis:
+        return VG_(read_millisecond_timer)() - tl.start_ms;
+    default:
+        return tl.bytes_allocated;
+    }
+}
+
+ULong clock_end() {
+    return tl.torn_down ? tl.teardown_at : clock_now();
+}
+
+// A site's mark history starts when it is first touched after the first
+// mark: until then its level was constant, so bucket 0 holds it.
+static SiteSeries* marks_of(Site* s) {
+    if (!s->marks) {
+        s->marks = static_cast<SiteSeries*>(VG_(malloc)("mg.site.marks", sizeof(SiteSeries)));
+        s->marks->clear();
+        s->marks->live = s->clock.live;
+        s->marks->live_end[0] = s->clock.live;
+    }
+    return s->marks;
+}
+
+static void record(Site* s, i64 delta) {
+    if (tl.n_marks) marks_of(s)->add(tl.marks, delta); // before the level changes
+    tl.run.advance(clock_now());
+    s->clock.add(tl.run, delta);
+    tl.totals[static_cast<UInt>(s->space)].add(tl.run, delta);
+}
+
+void timeline_alloc(Site* s, SizeT bytes) {
+    s->live_bytes_now += bytes;
+    s->live_blocks_now++;
+    if (tl.torn_down) return;
+    // An allocation happens when it starts: a big one at start-up belongs
+    // to the start, not to the span of clock its own bytes make.
+    record(s, static_cast<i64>(bytes));
+    tl.bytes_allocated += bytes;
+    s->live_blocks++;
+    s->allocated_bytes += bytes;
+    s->allocated_blocks++;
+    if (static_cast<ULong>(s->clock.live) > s->peak_bytes) s->peak_bytes = s->clock.live;
+}
+
+void timeline_free(Site* s, SizeT bytes) {
+    s->live_bytes_now -= bytes;
+    s->live_blocks_now--;
+    if (tl.torn_down) return;
+    record(s, -static_cast<i64>(bytes));
+    s->live_blocks--;
+}
+
+void timeline_mark() {
+    if (tl.torn_down) return;
+    if (tl.n_marks == 0) tl.first_mark_at = clock_now();
+    tl.n_marks++;
+    tl.marks.advance(tl.n_marks);
+}
+
+void timeline_warmup_end() {
+    if (tl.torn_down || tl.warmup_ended) return;
+    tl.warmup_ended = true;
+    tl.warmup_end_at = clock_now();
+}
+
+bool timeline_teardown(UInt reason) {
+    if (tl.torn_down) return false;
+    tl.teardown_at = clock_now();
+    tl.run.advance(tl.teardown_at);
+    tl.teardown_reason = reason;
+    tl.torn_down = true;
+    return true;
+}
+
+void timeline_sync_all() {
+    if (!tl.torn_down) tl.run.advance(clock_now());
+    for (UInt i = 0; i < kSpaces; ++i)
+        tl.totals[i].sync(tl.run);
+    for (UInt id = 0; id < site_count(); ++id) {
+        Site* s = site_at(id);
+        s->clock.sync(tl.run);
+        if (s->marks) s->marks->sync(tl.marks);
+    }
+}
+
+} // namespace mg

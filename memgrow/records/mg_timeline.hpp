@@ -1,0 +1,48 @@
+// The clocks of a run and the per-site histories they drive.
+//
+// The run clock (--time-unit) places every allocation and free in a bucket;
+// the mark clock counts MEMGROW_MARK requests. When teardown begins (exit(),
+// Py_FinalizeEx) both stop, and what the report classifies is frozen: frees
+// made by exit handlers and finalizers only change the "now" counters.
+#pragma once
+
+#include "records/mg_sites.hpp"
+
+namespace mg {
+
+struct Timeline {
+    BucketClock run;
+    BucketClock marks;
+    ULong bytes_allocated = 0; // the default clock
+    ULong instructions = 0;    // --time-unit=i, bumped by instrumentation
+    ULong start_ms = 0;
+    ULong n_marks = 0;
+    ULong first_mark_at = 0;   // run clock at the first mark
+    bool warmup_ended = false; // MEMGROW_WARMUP_END seen ...
+    ULong warmup_end_at = 0;   // ... at this run clock
+    bool torn_down = false;
+    ULong teardown_at = 0;
+    UInt teardown_reason = 0;   // MemgrowTeardownReason, 0: the process ended
+    SiteSeries totals[kSpaces]; // all sites of a space together
+};
+
+extern Timeline tl;
+
+void timeline_init();
+ULong clock_now();
+// The run clock at its last bucket end: teardown_at once torn down.
+ULong clock_end();
+
+void timeline_alloc(Site* s, SizeT bytes);
+void timeline_free(Site* s, SizeT bytes);
+void timeline_mark();
+void timeline_warmup_end();
+// Freezes the classified state. Returns false if teardown had already begun.
+bool timeline_teardown(UInt reason);
+// Brings every series up to the clocks (before reading them for a report).
+void timeline_sync_all();
+
+// Words added to the run-clock counter per superblock for --time-unit=i.
+ULong* instruction_counter();
+
+} // namespace mg

@@ -1,0 +1,342 @@
+#include "scan/mg_leak.hpp"
+#include "records/mg_blocks.hpp"
+#include "python/mg_client_memory.hpp"
+#include "python/mg_python.hpp"
+
+namespace mg {
+
+namespace {
+
+constexpr usize kWord = reach::kWord;
+constexpr usize kPage = reach::kPage;
+
+VG_MINIMAL_JMP_BUF(scan_jmp);
+VG_MINIMAL_JMP_BUF(read_jmp);
+volatile Addr fault_addr;
+
+void on_scan_fault(Int sig, Addr a) {
+    unmask_signal(sig);
+    if (sig != VKI_SIGSEGV && sig != VKI_SIGBUS) return;
+    fault_addr = a;
+    VG_MINIMAL_LONGJMP(scan_jmp);
+}
+
+void on_read_fault(Int sig, Addr) {
+    unmask_signal(sig);
+    if (sig == VKI_SIGSEGV || sig == VKI_SIGBUS) VG_MINIMAL_LONGJMP(read_jmp);
+}
+
+// Client memory as the scanner reads it: only pages the address space
+// manager says the client can read, and a fault catcher for a page it is
+// wrong about (a mapping changed behind its back).
+struct ClientMemory {
+    ULong scanned = 0;
+
+    template <class F> void for_each_word(usize lo, usize hi, F f) {
+        usize begin = (lo + kWord - 1) & ~(kWord - 1);
+        usize end = hi & ~(kWord - 1);
+        if (begin >= end) return;
+        volatile usize resume = begin;
+        fault_catcher_t prev = VG_(set_fault_catcher)(on_scan_fault);
+        if (VG_MINIMAL_SETJMP(scan_jmp) != 0) resume = (fault_addr & ~(kPage - 1)) + kPage;
+        for (usize p = resume; p < end;) {
+            usize page_end = (p & ~(kPage - 1)) + kPage;
+            if (page_end > end) page_end = end;
+            resume = p;
+            if (VG_(am_is_valid_for_client)(p, kWord, VKI_PROT_READ)) {
+                scanned += page_end - p;
+                for (; p < page_end; p += kWord)
+                    f(*reinterpret_cast<const volatile usize*>(p));
+            }
+            p = page_end;
+        }
+        VG_(set_fault_catcher)(prev);
+    }
+
+    bool read_word(usize a, usize* out) {
+        if (a % kWord || !VG_(am_is_valid_for_client)(a, kWord, VKI_PROT_READ)) return false;
+        fault_catcher_t prev = VG_(set_fault_catcher)(on_read_fault);
+        if (VG_MINIMAL_SETJMP(read_jmp) != 0) {
+            VG_(set_fault_catcher)(prev);
+            return false;
+        }
+        *out = *reinterpret_cast<const volatile usize*>(a);
+        VG_(set_fault_catcher)(prev);
+        return true;
+    }
+
+    bool in_readable_file(usize a, usize* end) {
+        const NSegment* seg = VG_(am_find_nsegment)(a);
+        if (!seg || seg->kind != SkFileC || !seg->hasR) return false;
+        *end = seg->end;
+        return true;
+    }
+
+    bool in_code(usize a) {
+        const NSegment* seg = VG_(am_find_nsegment)(a);
+        return seg && seg->kind == SkFileC && seg->hasT;
+    }
+};
+
+using Scanner = reach::Scanner<ClientMemory>;
+
+// Stack pointers: of live threads (from their registers, at each scan) and
+// of threads that have exited (their stacks may stay mapped, for reuse).
+Addr* dead_sp; // by thread id, 0 when none
+UInt n_dead_slots;
+
+void on_thread_exit(ThreadId tid) {
+    if (!dead_sp) {
+        n_dead_slots = VG_N_THREADS;
+        dead_sp = static_cast<Addr*>(VG_(calloc)("mg.leak.dead_sp", n_dead_slots, sizeof(Addr)));
+    }
+    if (tid < n_dead_slots) dead_sp[tid] = VG_(get_SP)(tid);
+}
+
+void on_thread_create(ThreadId, ThreadId child) {
+    if (dead_sp && child < n_dead_slots) dead_sp[child] = 0;
+}
+
+// The registers of every thread memcheck scans (live ones, and those told
+// to die by a thread that called exit), gathered before the memory roots
+// as memcheck does, and the stack pointers among them.
+struct Registers {
+    UWord* values;
+    UInt n, cap;
+    Addr* sps;
+    UInt n_sps;
+};
+Registers* regs_sink;
+
+void collect_register(ThreadId, const HChar* name, UWord value) {
+    Registers* r = regs_sink;
+    if (r->n < r->cap) r->values[r->n++] = value;
+    if (VG_STREQ(name, "RSP") && r->n_sps < VG_N_THREADS) r->sps[r->n_sps++] = value;
+}
+
+// Where a root segment's scan starts: a thread stack's memory below its
+// stack pointer is dead frames, which memcheck marks inaccessible (and the
+// ABI's red zone just below it undefined, so it does not scan that either);
+// the lowest stack pointer inside the segment wins.
+Addr scan_floor(const NSegment* seg, const Registers& r) {
+    Addr floor = seg->start;
+    bool live_here = false;
+    for (UInt i = 0; i < r.n_sps; ++i) {
+        Addr sp = r.sps[i];
+        if (sp < seg->start || sp > seg->end) continue;
+        if (!live_here || sp < floor) floor = sp;
+        live_here = true;
+    }
+    if (live_here) return floor;
+    for (UInt t = 0; dead_sp && t < n_dead_slots; ++t) {
+        Addr sp = dead_sp[t];
+        if (!sp || sp < seg->start || sp > seg->end) continue;
+        if (floor == seg->start || sp < floor) floor = sp;
+    }
+    return floor;
+}
+
+// Non-heap client memory memcheck treats as roots: readable and writable
+// mappings that are not the client heap, except device files (reading one
+// can hang) other than /dev/zero.
+bool is_root_segment(const NSegment* seg) {
+    if (!seg->hasR || !seg->hasW || seg->isCH) return false;
+    if (seg->kind == SkFileC && (VKI_S_ISCHR(seg->mode) || VKI_S_ISBLK(seg->mode))) {
+        const HChar* name = VG_(am_get_filename)(seg);
+        return name && VG_STREQ(name, "/dev/zero");
+    }
+    return true;
+}
+
+// The CUDA driver and runtime (libcuda.so*, libcudart.so*): their static
+// data and the host blocks they allocate are their bookkeeping, which holds
+// every live device pointer, so it must not keep device blocks alive
+// (reach::kForeign). Libraries above them (cuBLAS, NCCL) are the program's.
+struct CudaObjects {
+    static constexpr UInt kMax = 8;
+    const HChar* file[kMax];
+    Addr text_lo[kMax], text_hi[kMax], bss_lo[kMax], bss_hi[kMax];
+    UInt n = 0;
+
+    CudaObjects() {
+        for (const DebugInfo* di = VG_(next_DebugInfo)(nullptr); di && n < kMax;
+             di = VG_(next_DebugInfo)(di)) {
+            const HChar* so = VG_(DebugInfo_get_soname)(di);
+            if (!so || (VG_(strncmp)(so, "libcuda.so", 10) && VG_(strncmp)(so, "libcudart.so", 12)))
+                continue;
+            file[n] = VG_(DebugInfo_get_filename)(di);
+            text_lo[n] = VG_(DebugInfo_get_text_avma)(di);
+            text_hi[n] = text_lo[n] + VG_(DebugInfo_get_text_size)(di);
+            bss_lo[n] = VG_(DebugInfo_get_bss_avma)(di);
+            bss_hi[n] = bss_lo[n] + VG_(DebugInfo_get_bss_size)(di);
+            n++;
+        }
+    }
+    bool owns_segment(const NSegment* seg) const {
+        const HChar* name = seg->kind == SkFileC ? VG_(am_get_filename)(seg) : nullptr;
+        for (UInt i = 0; i < n; ++i) {
+            if (name && file[i] && VG_STREQ(name, file[i])) return true;
+            if (bss_lo[i] < bss_hi[i] && seg->start < bss_hi[i] && bss_lo[i] <= seg->end)
+                return true;
+        }
+        return false;
+    }
+    // Allocated by their code: the innermost frame (memgrow's are left out).
+    bool allocated(const Site* s) const {
+        if (!s->n_frames || (s->frames[0] & kPythonFrameTag)) return false;
+        for (UInt i = 0; i < n; ++i)
+            if (s->frames[0] >= text_lo[i] && s->frames[0] < text_hi[i]) return true;
+        return false;
+    }
+};
+
+void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda) {
+    Int n_starts = 0;
+    Addr* starts = VG_(get_segment_starts)(SkFileC | SkAnonC | SkShmC, &n_starts);
+    for (Int i = 0; i < n_starts; ++i) {
+        const NSegment* seg = VG_(am_find_nsegment)(starts[i]);
+        if (!seg || !is_root_segment(seg)) continue;
+        Addr floor = scan_floor(seg, regs);
+        if (VG_(clo_verbosity) > 2) VG_(dmsg)
+        ("memgrow: scanning root segment %#lx..%#lx from %#lx\n", seg->start, seg->end, floor);
+        scanner.scan_root_range(floor, seg->end + 1, cuda.owns_segment(seg));
+    }
+    VG_(free)(starts);
+    for (UInt i = 0; i < regs.n; ++i)
+        scanner.root_word(regs.values[i]);
+}
+
+Int by_address(const void* x, const void* y) {
+    Addr a = (*static_cast<Block* const*>(x))->addr;
+    Addr b = (*static_cast<Block* const*>(y))->addr;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+LeakScan* scans[2]; // the last scan, the one before
+UInt n_scans;
+
+void release(LeakScan* s) {
+    if (!s) return;
+    VG_(free)(s->sites);
+    VG_(free)(s);
+}
+
+// Sums the walk's marks per site and per kind, memcheck's way: an
+// unreached block is definitely lost, and carries the bytes its clique lost.
+void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
+    for (UInt i = 0; i < n; ++i) {
+        const reach::Mark& m = marks[i];
+        UInt k = m.state == reach::State::unreached  ? kDefinite
+                 : m.state == reach::State::indirect ? kIndirect
+                 : m.state == reach::State::possible ? kPossible
+                                                     : kReachable;
+        SizeT size = blocks[i]->size;
+        SiteLeak& s = out->sites[blocks[i]->site->id];
+        s.bytes[k] += size, s.blocks[k]++;
+        out->bytes[k] += size, out->blocks[k]++;
+        if (k == kDefinite) s.indirect_through += m.indirect;
+        if (k == kReachable && m.heuristic)
+            out->heuristic_bytes[m.heuristic] += size, out->heuristic_blocks[m.heuristic]++;
+    }
+}
+
+} // namespace
+
+void leak_init() {
+    VG_(track_pre_thread_ll_exit)(on_thread_exit);
+    VG_(track_pre_thread_ll_create)(on_thread_create);
+}
+
+namespace {
+
+// Host and device-side blocks, by address: device pointers kept in host
+// memory keep device blocks alive (virtual-memory handles are no addresses
+// and stay out of the scan).
+Block** scan_blocks(UInt* n) {
+    UInt n_host = 0, n_device = 0;
+    Block** host = blocks_snapshot(Table::host, &n_host);
+    Block** device = blocks_snapshot(Table::device, &n_device);
+    *n = n_host + n_device;
+    Block** all = host;
+    if (n_device) {
+        all = static_cast<Block**>(VG_(malloc)("mg.leak.blocks", *n * sizeof(Block*)));
+        for (UInt i = 0; i < n_host; ++i)
+            all[i] = host[i];
+        for (UInt i = 0; i < n_device; ++i)
+            all[n_host + i] = device[i];
+        if (host) VG_(free)(host);
+        VG_(free)(device);
+    }
+    if (*n) VG_(ssort)(all, *n, sizeof(Block*), by_address);
+    return all;
+}
+
+} // namespace
+
+const LeakScan* leak_scan() {
+    UInt n = 0;
+    Block** blocks = scan_blocks(&n);
+    CudaObjects cuda;
+
+    auto* view =
+        static_cast<reach::Block*>(VG_(malloc)("mg.leak.view", (n + 1) * sizeof(reach::Block)));
+    auto* marks =
+        static_cast<reach::Mark*>(VG_(malloc)("mg.leak.marks", (n + 1) * sizeof(reach::Mark)));
+    auto* stack = static_cast<u32*>(VG_(malloc)("mg.leak.stack", (n + 1) * sizeof(u32)));
+    for (UInt i = 0; i < n; ++i) {
+        const Block* b = blocks[i];
+        u8 flags = b->kind == AllocKind::device        ? reach::kOpaque
+                   : cuda.n && cuda.allocated(b->site) ? reach::kForeign
+                                                       : 0;
+        view[i] = reach::Block{b->addr, b->size, flags};
+    }
+
+    Registers regs;
+    regs.cap = VG_N_THREADS * 32;
+    regs.values = static_cast<UWord*>(VG_(malloc)("mg.leak.regs", regs.cap * sizeof(UWord)));
+    regs.sps = static_cast<Addr*>(VG_(malloc)("mg.leak.sps", VG_N_THREADS * sizeof(Addr)));
+    regs.n = regs.n_sps = 0;
+    regs_sink = &regs;
+    VG_(apply_to_GP_regs)(collect_register);
+
+    ClientMemory mem;
+    Scanner scanner(view, n, marks, stack, clo.heuristics, mem);
+    scan_roots(scanner, regs, cuda);
+    // CPython 3.12 leaves its immortal objects (interned strings above all)
+    // allocated at exit by design: they are roots, not leaks.
+    if (clo.heuristics & reach::heuristic_bit(reach::kCPython))
+        for (UInt i = 0; i < n; ++i)
+            if (blocks[i]->kind != AllocKind::device &&
+                python_immortal_object(blocks[i]->addr, blocks[i]->size))
+                scanner.root_word(blocks[i]->addr);
+    scanner.finish();
+
+    auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
+    out->number = ++n_scans;
+    out->n_sites = site_count();
+    out->sites =
+        static_cast<SiteLeak*>(VG_(calloc)("mg.leak.sites", out->n_sites + 1, sizeof(SiteLeak)));
+    tally(out, blocks, marks, n);
+    out->scanned_bytes = mem.scanned;
+
+    VG_(free)(regs.values);
+    VG_(free)(regs.sps);
+    VG_(free)(stack);
+    VG_(free)(marks);
+    VG_(free)(view);
+    if (blocks) VG_(free)(blocks);
+    release(scans[1]);
+    scans[1] = scans[0];
+    scans[0] = out;
+    return out;
+}
+
+const LeakScan* leak_scan_last() {
+    return scans[0];
+}
+
+const LeakScan* leak_scan_previous() {
+    return scans[1];
+}
+
+} // namespace mg
