@@ -14,24 +14,48 @@ namespace mg {
 constexpr u32 kBuckets = 64;
 
 // The global clock of one view (the run clock, or the mark counter).
+//
+// A fold (at the end of the warm-up) starts the buckets afresh: everything
+// before it becomes bucket 0, and the buckets after it cover only what
+// follows, from width 1 again. So a program whose start-up (imports) takes
+// most of the clock still gets the full resolution for its work.
 struct BucketClock {
-    u64 width = 1;   // clock units per bucket
+    u64 width = 1;   // clock units per bucket (after bucket 0, once folded)
+    u64 origin = 0;  // clock time at the end of bucket 0 once folded
     u32 current = 0; // bucket the clock is in
-    u32 gen = 0;     // number of pairwise merges so far
+    u32 gen = 0;     // number of pairwise merges since the last fold
+    u32 folds = 0;   // number of folds so far
+
+    // Buckets at the front that never merge: 1 (the folded past) once folded.
+    u32 fixed() const { return folds ? 1 : 0; }
 
     // Moves the clock to time t (never backwards); merges while t is past the
     // last bucket.
     void advance(u64 t) {
-        while (t / width >= kBuckets) {
+        u64 since = t > origin ? t - origin : 0;
+        while (fixed() + since / width >= kBuckets) {
             width *= 2;
-            current /= 2;
+            current = (current + fixed()) / 2;
             ++gen;
         }
-        u32 b = static_cast<u32>(t / width);
-        if (b > current) current = b;
+        u32 b = fixed() + static_cast<u32>(since / width);
+        if (t >= origin && b > current) current = b;
+    }
+    // Everything before t becomes bucket 0; the clock is then in bucket 1.
+    void fold(u64 t) {
+        origin = t;
+        width = 1;
+        current = 1;
+        gen = 0;
+        ++folds;
     }
     // Clock time at the end of bucket i.
-    u64 end_of(u32 i) const { return (static_cast<u64>(i) + 1) * width; }
+    u64 end_of(u32 i) const {
+        if (folds && i == 0) return origin;
+        return origin + (static_cast<u64>(i) + 1 - fixed()) * width;
+    }
+    // Clock time at the start of bucket i.
+    u64 start_of(u32 i) const { return i == 0 ? 0 : end_of(i - 1); }
 };
 
 // Per-site history in one view. live_end[i] is the live byte count at the end
@@ -41,21 +65,23 @@ struct BucketClock {
 struct SiteSeries {
     i64 live_end[kBuckets] = {};
     u64 alloc[kBuckets] = {};
-    i64 live = 0; // current live bytes in this view
-    u32 last = 0; // last bucket touched
-    u32 gen = 0;  // clock generation the arrays are laid out for
+    i64 live = 0;  // current live bytes in this view
+    u32 last = 0;  // last bucket touched
+    u32 gen = 0;   // clock generation the arrays are laid out for
+    u32 folds = 0; // clock folds the arrays are laid out for
 
     void clear() {
         for (u32 i = 0; i < kBuckets; ++i)
             live_end[i] = 0, alloc[i] = 0;
-        live = 0, last = 0, gen = 0;
+        live = 0, last = 0, gen = 0, folds = 0;
     }
 
-    // Brings the layout to the clock's generation and carries the current
-    // level forward to the clock's current bucket.
+    // Brings the layout to the clock's folds and generation and carries the
+    // current level forward to the clock's current bucket.
     void sync(const BucketClock& c) {
+        if (folds < c.folds) fold(c.folds);
         for (; gen < c.gen; ++gen)
-            merge_pairs();
+            merge_pairs(c.fixed());
         for (u32 b = last + 1; b <= c.current; ++b)
             live_end[b] = live;
         if (c.current > last) last = c.current;
@@ -76,19 +102,35 @@ struct SiteSeries {
     }
 
   private:
-    // Bucket i of the new layout covers old buckets 2i and 2i+1: its level is
-    // the level at the end of 2i+1, its allocations the sum of both.
-    void merge_pairs() {
-        for (u32 i = 0; i < kBuckets / 2; ++i) {
-            live_end[i] = live_end[2 * i + 1];
-            alloc[i] = alloc[2 * i] + alloc[2 * i + 1];
+    // The series was last touched before the clock's latest fold, so its
+    // level has not changed since: the whole past is bucket 0.
+    void fold(u32 clock_folds) {
+        u64 past = 0;
+        for (u32 i = 0; i < kBuckets; ++i)
+            past += alloc[i], live_end[i] = 0, alloc[i] = 0;
+        live_end[0] = live;
+        alloc[0] = past;
+        last = 0, gen = 0, folds = clock_folds;
+    }
+
+    // With `fixed` leading buckets that never merge (0, or 1 once folded),
+    // bucket i >= fixed of the new layout covers old buckets 2i - fixed and
+    // 2i - fixed + 1: its level is the level at the end of the second, its
+    // allocations the sum of both.
+    void merge_pairs(u32 fixed) {
+        u32 n = fixed + (kBuckets - fixed + 1) / 2;
+        for (u32 i = fixed; i < n; ++i) {
+            u32 a = 2 * i - fixed, b = a + 1;
+            live_end[i] = b < kBuckets ? live_end[b] : live_end[a];
+            alloc[i] = alloc[a] + (b < kBuckets ? alloc[b] : 0);
         }
-        // When `last` is even its odd neighbour was never written: the level
-        // at the end of the merged bucket is the current one.
-        if (last % 2 == 0) live_end[last / 2] = live;
-        for (u32 i = kBuckets / 2; i < kBuckets; ++i)
+        // When `last` is the first of its pair, the second was never
+        // written: the level at the end of the merged bucket is the current
+        // one.
+        if (last >= fixed && (last - fixed) % 2 == 0) live_end[(last + fixed) / 2] = live;
+        for (u32 i = n; i < kBuckets; ++i)
             live_end[i] = 0, alloc[i] = 0;
-        last /= 2;
+        last = last >= fixed ? (last + fixed) / 2 : last;
     }
 };
 

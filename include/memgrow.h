@@ -71,7 +71,10 @@ typedef enum {
        gets the site that added the most, as "function (file:line) +N
        bytes", innermost frame in the program's own code, Python's first,
        or "" when none grew. */
-    VG_USERREQ__MEMGROW_GROWTH_SINCE
+    VG_USERREQ__MEMGROW_GROWTH_SINCE,
+    /* memgrow-internal (its preload): the --mark-at specs, comma-separated,
+       into arg1 (a buffer of arg2 bytes). Returns their length (0: none). */
+    VG_USERREQ__MEMGROW_CLIENT_MARK_AT
 } MemgrowClientRequest;
 
 /* Memory spaces of a site (the JSON report's "space"). */
@@ -100,8 +103,10 @@ typedef enum {
     MEMGROW_CONFIG_RUNNING = 1,         /* always set by memgrow */
     MEMGROW_CONFIG_PYTHON_MALLOC = 2,   /* --python-malloc=yes: set PYTHONMALLOC=malloc */
     MEMGROW_CONFIG_PYTHON_PATH = 4,     /* the buffer holds the Python package's directory */
-    MEMGROW_CONFIG_NO_TORCH_CACHING = 8 /* --pytorch-caching=no: set
-                                           PYTORCH_NO_CUDA_MEMORY_CACHING=1 */
+    MEMGROW_CONFIG_NO_TORCH_CACHING = 8, /* --pytorch-caching=no: set
+                                            PYTORCH_NO_CUDA_MEMORY_CACHING=1 */
+    MEMGROW_CONFIG_MARK_AT = 16          /* --mark-at given: set MEMGROW_MARK_AT and
+                                            import memgrow._mark_at at start-up */
 } MemgrowClientConfig;
 
 /* The API family of a device allocation or free, so that freeing with the

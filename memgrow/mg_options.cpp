@@ -37,6 +37,33 @@ static Bool parse_set(const HChar* arg, const HChar* val, const HChar* tokens, U
     return False;
 }
 
+// --mark-at=MODULE:QUALNAME or --mark-at=torch, repeatable: the specs are
+// kept comma-separated for the client (memgrow/_mark_at.py reads them).
+static Bool parse_mark_at(const HChar* arg, const HChar* val) {
+    static HChar specs[2048];
+    bool torch = VG_STREQ(val, "torch");
+    const HChar* colon = VG_(strchr)(val, ':');
+    bool ok = torch || (colon && colon != val && colon[1] != 0 && !VG_(strchr)(colon + 1, ':'));
+    for (const HChar* c = val; ok && *c; ++c)
+        ok = VG_(isdigit)(*c) || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+             *c == '_' || *c == '.' || *c == ':' || *c == '<' || *c == '>';
+    if (!ok) {
+        VG_(fmsg_bad_option)
+        (arg, "expected MODULE:QUALNAME (a Python function, such as "
+              "train:Trainer.step) or torch\n");
+        return False;
+    }
+    SizeT used = VG_(strlen)(specs), n = VG_(strlen)(val);
+    if (used + n + 2 > sizeof specs) {
+        VG_(fmsg_bad_option)(arg, "too many --mark-at functions\n");
+        return False;
+    }
+    if (used) specs[used++] = ',';
+    VG_(strcpy)(specs + used, val);
+    clo.mark_at = specs;
+    return True;
+}
+
 // --warmup=P% (share of the clock) or --warmup=N (clock units).
 static Bool parse_warmup(const HChar* arg, const HChar* val) {
     clo.warmup_given = true;
@@ -73,7 +100,8 @@ static const HChar* const kOtherValueOptions[] = {
     "--errors-for",       "--python",
     "--emulate-insns",    "--cuda",
     "--python-malloc",    "--pytorch-caching",
-    "--follow-launchers", "--python-test-layout-mismatch"};
+    "--follow-launchers", "--python-test-layout-mismatch",
+    "--teardown-scan",    "--mark-at"};
 
 // The value of arg if it is "name=value", else null.
 static const HChar* value_of(const HChar* arg, const HChar* name) {
@@ -198,6 +226,8 @@ Bool process_option(const HChar* arg) {
     } else if VG_BINT_CLO (arg, "--depth", clo.depth, 1, 256) {
     } else if VG_STR_CLO (arg, "--warmup", str) {
         return parse_warmup(arg, str);
+    } else if VG_STR_CLO (arg, "--mark-at", str) {
+        return parse_mark_at(arg, str);
     } else if VG_BINT_CLO (arg, "--mark-warmup", clo.mark_warmup, 0, 1000000) {
     } else if VG_BINT_CLO (arg, "--top", clo.top, 0, 100000) {
     } else if VG_BINT_CLO (arg, "--quarantine-bytes", clo.quarantine_bytes, 0, 1ull << 40) {
@@ -211,13 +241,15 @@ Bool process_option(const HChar* arg) {
         else
             VG_(fmsg_bad_option)(arg, "expected no, summary or full\n");
     } else if VG_STR_CLO (arg, "--show-leak-kinds", str) {
-        return parse_set(arg, str, "definite,indirect,possible,reachable", &clo.show_leak_kinds);
+        return parse_set(arg, str, "definite,indirect,possible,reachable,teardown",
+                         &clo.show_leak_kinds);
     } else if VG_STR_CLO (arg, "--leak-check-heuristics", str) {
         return parse_set(arg, str, "-,stdstring,length64,newarray,multipleinheritance,cpython",
                          &clo.heuristics);
     } else if VG_BOOL_CLO (arg, "--cuda", clo.cuda) {
     } else if VG_STR_CLO (arg, "--errors-for", str) {
-        return parse_set(arg, str, "-,plateau,growing,leaked", &clo.errors_for);
+        return parse_set(arg, str, "-,plateau,growing,leaked,teardown", &clo.errors_for);
+    } else if VG_BOOL_CLO (arg, "--teardown-scan", clo.teardown_scan) {
     } else if VG_STR_CLO (arg, "--python", str) {
         static const HChar* const views[] = {"hybrid", "only", "no"}; // PythonFrames' order
         return parse_word(arg, str, views, &clo.python, "expected hybrid, only or no");
@@ -257,6 +289,9 @@ void print_usage() {
      "    --warmup=<p>%%|<n>         start-up ignored by classification: a share of\n"
      "                              the clock or clock units [up to MEMGROW_WARMUP_END\n"
      "                              or the first MEMGROW_MARK, else 5%%]\n"
+     "    --mark-at=MODULE:QUALNAME  every call of this Python function is a mark\n"
+     "                              (repeatable); --mark-at=torch: every PyTorch\n"
+     "                              optimizer step [none]\n"
      "    --mark-warmup=<n>         repetitions (mark to mark) ignored by the per-mark\n"
      "                              rule [1]\n"
      "    --top=<n>                 sites shown per class in the summary [5]\n"
@@ -264,12 +299,18 @@ void print_usage() {
      "    --leak-check=no|summary|full  scan for unreachable blocks at exit and on\n"
      "                              request; full lists the loss records [full]\n"
      "    --show-leak-kinds=kind1,kind2,.. loss records listed: definite indirect\n"
-     "                              possible reachable, all or none [definite,possible]\n"
+     "                              possible reachable, and teardown (losses of blocks\n"
+     "                              reachable when teardown began), all or none\n"
+     "                              [definite,possible,teardown]\n"
      "    --leak-check-heuristics=heur1,heur2,... interior pointers that count as\n"
      "                              pointers to a block's start: stdstring length64\n"
      "                              newarray multipleinheritance cpython, all or none [all]\n"
      "    --errors-for=class1,...   site classes counted as errors (--error-exitcode):\n"
-     "                              leaked growing plateau, all or none [leaked]\n"
+     "                              leaked growing plateau, all or none [leaked];\n"
+     "                              teardown: what teardown lost is leaked too\n"
+     "    --teardown-scan=yes|no    scan reachability when teardown begins\n"
+     "                              (Py_FinalizeEx, exit()) to tell what teardown lost\n"
+     "                              from what the program lost [yes]\n"
      "    --python=hybrid|only|no   CPython frames in stacks: in place of the\n"
      "                              interpreter's loop among native frames, Python\n"
      "                              frames only, or none [hybrid]\n"

@@ -15,6 +15,9 @@ enum LeakKind : UInt { kDefinite = 0, kIndirect, kPossible, kReachable, kLeakKin
 constexpr UInt leak_kind_bit(LeakKind k) {
     return 1u << k;
 }
+// memgrow's word beside the kinds in --show-leak-kinds and --errors-for:
+// losses of blocks that were reachable when teardown began.
+constexpr UInt kTeardownBit = 1u << 4;
 
 struct Options {
     const HChar* json_file = "memgrow.out.%p.json";
@@ -27,9 +30,12 @@ struct Options {
     Int top = 5;                         // sites per class in the log summary
     ULong quarantine_bytes = 4ull << 20; // freed bytes held back to catch double frees
     LeakCheck leak_check = LeakCheck::full;
-    UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
+    UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible) | kTeardownBit;
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
-    UInt errors_for = 0x8;  // bits of SiteClass: leaked
+    UInt errors_for = 0x8;  // bits of SiteClass: leaked (kTeardownBit: teardown's too)
+    // --teardown-scan: a reachability scan when teardown begins, so losses of
+    // exit handlers and finalizers are told from the program's
+    Bool teardown_scan = True;
     // yes/no options are Valgrind's Bool: VG_BOOL_CLO takes a Bool* since 3.21.
     Bool cuda = True;                // the CUDA wrappers report (docs/cuda.md)
     ULong json_stable_min_bytes = 0; // stable sites under this peak are counted, not listed
@@ -54,6 +60,9 @@ struct Options {
     // not given) for the projection to the limit
     ULong limit_bytes = 0;
     double mark_rate_per_h = 0;
+    // --mark-at (repeatable): Python functions whose calls are marks, as
+    // "MODULE:QUALNAME" or "torch", comma-separated; "" for none
+    const HChar* mark_at = "";
 };
 
 extern Options clo;

@@ -30,13 +30,14 @@ void analyse(Analysis* a) {
     // The warm-up: --warmup when given; else where the program said its
     // start-up ended (MEMGROW_WARMUP_END, the first mark: the later of the
     // two); else the default share of the clock. Never the whole series.
+    // Once the run clock folded there, the warm-up is bucket 0.
     if (clo.warmup_given && clo.warmup_units)
         a->warmup_end = clo.warmup_units;
     else if (!clo.warmup_given && (tl.warmup_ended || tl.n_marks))
         a->warmup_end = tl.warmup_end_at > tl.first_mark_at ? tl.warmup_end_at : tl.first_mark_at;
     else
         a->warmup_end = a->end * clo.warmup_percent / 100;
-    ULong wb = ceil_div(a->warmup_end, tl.run.width);
+    ULong wb = tl.run.folds ? 1 : ceil_div(a->warmup_end, tl.run.width);
     a->warmup_buckets = static_cast<UInt>(wb < a->n_buckets ? wb : a->n_buckets - 1);
 
     ClassifyParams p;
@@ -55,8 +56,7 @@ void analyse(Analysis* a) {
         const i64* marks = a->n_mark_buckets ? mark_levels(s, a->n_mark_buckets, scratch) : nullptr;
         a->growth[id] = classify(s->clock.live_end, a->n_buckets, marks, a->n_mark_buckets, p);
         a->growth_class[id] = a->growth[id].cls;
-        if (a->leaks && id < a->leaks->n_sites &&
-            a->leaks->sites[id].bytes[kDefinite] + a->leaks->sites[id].bytes[kIndirect] > 0)
+        if (a->leaks && id < a->leaks->n_sites && leaked_bytes(a->leaks->sites[id]) > 0)
             a->growth[id].cls = SiteClass::leaked;
         UInt k = static_cast<UInt>(a->growth[id].cls);
         a->sites_in[k]++;
@@ -108,7 +108,9 @@ void analysis_release(Analysis* a) {
 }
 
 ULong staircase_due(const Growth& g) {
-    const double due = (g.next_step + 1) * static_cast<double>(tl.run.width);
+    // A bucket position, past the last bucket perhaps: where it ends on the clock.
+    const double due = static_cast<double>(tl.run.origin) +
+                       (g.next_step + 1 - tl.run.fixed()) * static_cast<double>(tl.run.width);
     return due > 0 ? static_cast<ULong>(due) : 0;
 }
 

@@ -5,6 +5,7 @@
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
 #include "records/mg_stacks.hpp"
+#include "scan/mg_leak.hpp"
 #include "records/mg_timeline.hpp"
 
 namespace mg {
@@ -46,6 +47,7 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
     Site* s = site_of_current_stack(tid, Space::host, 0);
     Block* b = block_new(Table::host, reinterpret_cast<Addr>(p), size, s, kind);
     b->birth = clock_end();
+    if (tl.torn_down) block_born_in_teardown(b);
     if (orig_align) b->align_log2p1 = align_code(orig_align, align);
     timeline_alloc(s, size);
     return p;

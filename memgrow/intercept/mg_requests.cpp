@@ -37,6 +37,7 @@ UWord client_config(Addr buf, SizeT size) {
     UWord config = MEMGROW_CONFIG_RUNNING;
     if (clo.python_malloc) config |= MEMGROW_CONFIG_PYTHON_MALLOC;
     if (!clo.pytorch_caching) config |= MEMGROW_CONFIG_NO_TORCH_CACHING;
+    if (clo.mark_at[0]) config |= MEMGROW_CONFIG_MARK_AT;
     static const HChar kPythonDir[] = "/memgrow-python";
     SizeT len = VG_(strlen)(VG_(libdir)) + sizeof kPythonDir;
     if (buf && len <= size && VG_(am_is_valid_for_client)(buf, len, VKI_PROT_WRITE)) {
@@ -187,7 +188,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
     *ret = 0;
     switch (args[0]) {
     case VG_USERREQ__MEMGROW_MARK:
-        timeline_mark();
+        timeline_mark(args[1] && read_client_string(args[1], text, sizeof text) ? text : nullptr);
         break;
     case VG_USERREQ__MEMGROW_REPORT: {
         const HChar* pattern = clo.json_file;
@@ -206,8 +207,10 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         break;
     case VG_USERREQ__MEMGROW_TEARDOWN:
         python_settle_warmup();
-        if (timeline_teardown(static_cast<UInt>(args[1])) && VG_(clo_verbosity) > 1) VG_(umsg)
+        if (!timeline_teardown(static_cast<UInt>(args[1]))) break;
+        if (VG_(clo_verbosity) > 1) VG_(umsg)
         ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
+        if (clo.leak_check != LeakCheck::no && clo.teardown_scan) leak_scan_teardown();
         break;
     case VG_USERREQ__MEMGROW_DEVICE_ALLOC:
         device_alloc(tid, args);
@@ -248,6 +251,16 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
             VG_(memcpy)(reinterpret_cast<void*>(args[1]), top, len);
         }
         *ret = static_cast<UWord>(d);
+        break;
+    }
+    case VG_USERREQ__MEMGROW_CLIENT_MARK_AT: {
+        SizeT len = VG_(strlen)(clo.mark_at) + 1, size = args[2];
+        if (args[1] && len <= size && VG_(am_is_valid_for_client)(args[1], len, VKI_PROT_WRITE)) {
+            VG_(memcpy)(reinterpret_cast<void*>(args[1]), clo.mark_at, len);
+            *ret = len - 1;
+        } else {
+            *ret = 0;
+        }
         break;
     }
     default:

@@ -35,6 +35,30 @@ void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status) {
 MEMGROW_WRAP_PY_FINALIZE(libpython3Za)
 MEMGROW_WRAP_PY_FINALIZE(NONE)
 
+/* The libc functions the preload uses are weak: it links no libc (every
+   dynamically linked client has one). So are CPython's: they are there only
+   when the client is an interpreter (the executable or its libpython). */
+extern char* getenv(const char* name) __attribute__((weak));
+extern int putenv(char* string) __attribute__((weak));
+extern void* PyImport_ImportModule(const char* name) __attribute__((weak));
+extern void PyErr_Print(void) __attribute__((weak));
+extern void Py_DecRef(void* object) __attribute__((weak));
+
+/* --mark-at: memgrow's Python module turns the calls of the functions named
+   into marks (memgrow/_mark_at.py). Imported once, as CPython starts
+   running the program, with the GIL held. */
+static void import_mark_at(void) {
+    static int done;
+    void* module;
+    if (done || !getenv || !PyImport_ImportModule || !getenv("MEMGROW_MARK_AT")) return;
+    done = 1;
+    module = PyImport_ImportModule("memgrow._mark_at");
+    if (module && Py_DecRef)
+        Py_DecRef(module);
+    else if (!module && PyErr_Print)
+        PyErr_Print();
+}
+
 /* The interpreter's start-up (site, encodings, the imports it makes before
    any user code) is warm-up: it ends when CPython starts running the
    program (Py_RunMain: a script, -c, -m; or, for embedders,
@@ -46,6 +70,7 @@ MEMGROW_WRAP_PY_FINALIZE(NONE)
         OrigFn orig;                                                                               \
         int result;                                                                                \
         VALGRIND_GET_ORIG_FN(orig);                                                                \
+        import_mark_at();                                                                          \
         VALGRIND_DO_CLIENT_REQUEST_STMT(VG_USERREQ__MEMGROW_WARMUP_END,                            \
                                         MEMGROW_WARMUP_PYTHON_MAIN, 0, 0, 0, 0);                   \
         call;                                                                                      \
@@ -75,18 +100,15 @@ MEMGROW_WRAP_PY_RUN(NONE, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING_PARAMS,
    each object a malloc block of its own (PYTHONMALLOC=malloc, unless the
    user chose an allocator or --python-malloc=no), and memgrow's Python
    package importable (its directory last on PYTHONPATH), and with
-   --pytorch-caching=no PyTorch's CUDA caching allocator off. Children
-   inherit them. This needs libc's environ, which is set before this constructor
-   runs only because the preload is not linked with -z initfirst. The libc
-   functions are weak: the preload links no libc (every dynamically linked
-   client has one). putenv with static strings: the only block this leaves
-   in every client's heap is libc's copy of the environ array. */
-extern char* getenv(const char* name) __attribute__((weak));
-extern int putenv(char* string) __attribute__((weak));
-
+   --pytorch-caching=no PyTorch's CUDA caching allocator off, and the
+   --mark-at functions. Children inherit them. This needs libc's environ,
+   which is set before this constructor runs only because the preload is not
+   linked with -z initfirst. putenv with static strings: the only block this
+   leaves in every client's heap is libc's copy of the environ array. */
 static char python_malloc[] = "PYTHONMALLOC=malloc";
 static char no_torch_caching[] = "PYTORCH_NO_CUDA_MEMORY_CACHING=1";
 static char python_path[16384] = "PYTHONPATH=";
+static char mark_at[2100] = "MEMGROW_MARK_AT=";
 
 /* Whether dir is one of the entries of the colon-separated path. */
 static int path_has(const char* path, const char* dir) {
@@ -131,4 +153,10 @@ __attribute__((constructor)) static void memgrow_python_environment(void) {
        segments; without it every tensor is a cudaMalloc of its own. */
     if ((config & MEMGROW_CONFIG_NO_TORCH_CACHING) && !getenv("PYTORCH_NO_CUDA_MEMORY_CACHING"))
         putenv(no_torch_caching);
+    if (config & MEMGROW_CONFIG_MARK_AT) {
+        const unsigned long prefix = sizeof "MEMGROW_MARK_AT=" - 1;
+        if (VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_CLIENT_MARK_AT,
+                                            mark_at + prefix, sizeof mark_at - prefix, 0, 0, 0))
+            putenv(mark_at);
+    }
 }

@@ -99,7 +99,7 @@ void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analy
     w.member_num("trend_z", g.z);
     w.key("began_at");
     if (g.began >= 0)
-        w.uinteger(bucket_end(static_cast<UInt>(g.began), a) - tl.run.width);
+        w.uinteger(tl.run.start_of(static_cast<UInt>(g.began)));
     else
         w.null();
     w.key("stopped_at");
@@ -147,6 +147,14 @@ void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
     }
     w.member_u("reachable_bytes", l.bytes[kReachable]);
     w.member_u("indirect_through", l.indirect_through);
+    // The part of "lost" that was reachable when teardown began.
+    if (a.leaks->teardown_scanned) {
+        w.key("lost_by_teardown");
+        w.begin_object();
+        for (UInt k = 0; k < kReachable; ++k)
+            w.member_u(leak_kind_name(k), l.teardown_bytes[k]);
+        w.end_object();
+    }
     const HChar* supp = a.leak_suppressed_by ? a.leak_suppressed_by[id] : nullptr;
     w.member_bool("lost_suppressed", supp != nullptr);
 }
@@ -175,6 +183,20 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
         bool total = k == kLeakKinds;
         w.member_u("bytes", total ? sup[k] : scan->bytes[k] - sup[k]);
         w.member_u("blocks", total ? sup_blocks[k] : scan->blocks[k] - sup_blocks[k]);
+        w.end_object();
+    }
+    // Of the lost kinds above (memcheck's exit totals): what was reachable
+    // when teardown began. Absent when no teardown scan ran.
+    if (scan->teardown_scanned) {
+        w.key("lost_by_teardown");
+        w.begin_object();
+        for (UInt k = 0; k < kReachable; ++k) {
+            w.key(leak_kind_name(k));
+            w.begin_object();
+            w.member_u("bytes", scan->teardown_bytes[k]);
+            w.member_u("blocks", scan->teardown_blocks[k]);
+            w.end_object();
+        }
         w.end_object();
     }
     w.key("reachable_via_heuristic");
@@ -387,6 +409,11 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.member_u("count", tl.n_marks);
     w.member_u("first_at", tl.first_mark_at);
     w.member_u("per_bucket", tl.marks.width);
+    w.key("label");
+    if (tl.mark_label[0])
+        w.string(tl.mark_label);
+    else
+        w.null();
     w.end_object();
     projection_write_json(w, projection_of(a), a);
     write_buckets(w, a);

@@ -13,13 +13,16 @@ namespace {
 struct Record {
     UInt site;
     UInt kind;
+    bool teardown;                 // the part teardown lost (reachable when it began)
     ULong bytes, blocks, indirect; // indirect: lost through a definite record
     ULong old_bytes, old_blocks;   // in the previous scan
 };
 
+// The program's records first, then teardown's, each smallest first.
 Int by_size(const void* x, const void* y) {
     const Record* a = static_cast<const Record*>(x);
     const Record* b = static_cast<const Record*>(y);
+    if (a->teardown != b->teardown) return a->teardown ? 1 : -1;
     ULong sa = a->bytes + a->indirect, sb = b->bytes + b->indirect;
     if (sa != sb) return sa < sb ? -1 : 1;
     if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
@@ -40,6 +43,18 @@ void delta(HChar* out, ULong now, ULong before, bool show) {
         VG_(sprintf)(out, " (+%'llu)", now - before);
     else
         VG_(sprintf)(out, " (-%'llu)", before - now);
+}
+
+// Where teardown began, in the words of the log.
+const HChar* teardown_began_at() {
+    switch (tl.teardown_reason) {
+    case 1:
+        return "exit()";
+    case 2:
+        return "Py_FinalizeEx";
+    default:
+        return "the process end";
+    }
 }
 
 void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool deltas) {
@@ -93,7 +108,7 @@ void print_leaks(const Analysis& a, LeakDelta which) {
     if (!scan) return;
     const LeakScan* prev = deltas ? leak_scan_previous() : nullptr;
     if (clo.leak_check == LeakCheck::full) {
-        UInt cap = scan->n_sites * kLeakKinds + 1, n = 0;
+        UInt cap = scan->n_sites * kLeakKinds * 2 + 1, n = 0;
         auto* records = static_cast<Record*>(VG_(malloc)("mg.leaks.records", cap * sizeof(Record)));
         // Records of every kind are numbered (as memcheck does); the kinds
         // --show-leak-kinds names are printed.
@@ -102,25 +117,47 @@ void print_leaks(const Analysis& a, LeakDelta which) {
             for (UInt k = 0; k < kLeakKinds; ++k) {
                 if (!sl.blocks[k]) continue;
                 if (a.leak_suppressed_by && a.leak_suppressed_by[id] && k != kReachable) continue;
-                Record r{id, k, sl.bytes[k], sl.blocks[k], k == kDefinite ? sl.indirect_through : 0,
-                         0,  0};
-                if (prev && id < prev->n_sites) {
-                    const SiteLeak& ps = prev->sites[id];
-                    r.old_bytes = ps.bytes[k] + (k == kDefinite ? ps.indirect_through : 0);
-                    r.old_blocks = ps.blocks[k];
+                for (int part = 0; part < 2; ++part) {
+                    bool td = part == 1;
+                    ULong bytes = td ? sl.teardown_bytes[k] : sl.bytes[k] - sl.teardown_bytes[k];
+                    ULong blocks =
+                        td ? sl.teardown_blocks[k] : sl.blocks[k] - sl.teardown_blocks[k];
+                    ULong through = k != kDefinite ? 0
+                                    : td           ? sl.teardown_indirect_through
+                                         : sl.indirect_through - sl.teardown_indirect_through;
+                    if (!blocks) continue;
+                    Record r{id, k, td, bytes, blocks, through, 0, 0};
+                    if (prev && id < prev->n_sites) {
+                        const SiteLeak& ps = prev->sites[id];
+                        ULong pb = td ? ps.teardown_bytes[k] : ps.bytes[k] - ps.teardown_bytes[k];
+                        ULong pt = k != kDefinite ? 0
+                                   : td           ? ps.teardown_indirect_through
+                                        : ps.indirect_through - ps.teardown_indirect_through;
+                        r.old_bytes = pb + pt;
+                        r.old_blocks =
+                            td ? ps.teardown_blocks[k] : ps.blocks[k] - ps.teardown_blocks[k];
+                    }
+                    records[n++] = r;
                 }
-                records[n++] = r;
             }
         }
         VG_(ssort)(records, n, sizeof(Record), by_size);
+        bool heading = false;
         for (UInt i = 0; i < n; ++i) {
             const Record& r = records[i];
             if (!(clo.show_leak_kinds & (1u << r.kind))) continue;
+            if (r.teardown && !(clo.show_leak_kinds & kTeardownBit)) continue;
             bool more = r.bytes + r.indirect > r.old_bytes || r.blocks > r.old_blocks;
             bool same = r.bytes + r.indirect == r.old_bytes && r.blocks == r.old_blocks;
             if ((which == LeakDelta::increased && !more) || (which == LeakDelta::changed && same) ||
                 (which == LeakDelta::fresh && r.old_blocks))
                 continue;
+            if (r.teardown && !heading) {
+                heading = true;
+                VG_(umsg)
+                ("Lost by teardown (reachable when %s began; not errors):\n\n",
+                 teardown_began_at());
+            }
             print_record(r, i + 1, n, a, deltas);
         }
         VG_(free)(records);
@@ -159,6 +196,17 @@ void print_leaks(const Analysis& a, LeakDelta which) {
     VG_(umsg)
     ("        suppressed: %'llu%s bytes in %'llu%s blocks\n", sup[kLeakKinds], d_bytes,
      sup_blocks[kLeakKinds], d_blocks);
+    // memcheck's totals above are the exit's; this says how much of what
+    // they call lost was reachable when teardown began.
+    if (scan->teardown_scanned) {
+        ULong bytes = 0, blocks = 0;
+        for (UInt k = 0; k < kReachable; ++k)
+            bytes += scan->teardown_bytes[k], blocks += scan->teardown_blocks[k];
+        VG_(umsg)
+        ("  lost by teardown: %'llu bytes in %'llu blocks (of the lost above; reachable when %s "
+         "began)\n",
+         bytes, blocks, teardown_began_at());
+    }
     VG_(umsg)("\n");
 }
 

@@ -59,7 +59,7 @@ void print_evidence(const Growth& g) {
         (" evidence: %s rule, %s bytes per %s (%s per bucket of %'llu), confidence %s", g.rule,
          rate, unit_name(clo.time_unit, false), per_bucket, tl.run.width, conf);
         if (g.began >= 0)
-            VG_(umsg)(", began at %'llu", tl.run.end_of(static_cast<UInt>(g.began)) - tl.run.width);
+            VG_(umsg)(", began at %'llu", tl.run.start_of(static_cast<UInt>(g.began)));
         if (g.stopped >= 0)
             VG_(umsg)(", stopped at %'llu", tl.run.end_of(static_cast<UInt>(g.stopped)));
         if (g.released_at_end) VG_(umsg)(", released just before teardown");
@@ -72,8 +72,8 @@ void print_evidence(const Growth& g) {
         HChar per_mark[kDecimalBuf];
         format_decimal(g.rate_per_mark / static_cast<double>(tl.marks.width), 1, per_mark, true);
         VG_(umsg)
-        (" per mark: %s bytes (%u of %u repetitions added)\n", per_mark, g.marks_adding,
-         g.marks_used);
+        (" per %s: %s bytes (%u of %u repetitions added)\n",
+         tl.mark_label[0] ? tl.mark_label : "mark", per_mark, g.marks_adding, g.marks_used);
     }
 }
 

@@ -47,6 +47,7 @@ Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind) {
     b->api = 0;
     b->released = 0;
     b->align_log2p1 = 0;
+    b->by_teardown = 0;
     b->maps = 0;
     b->birth = 0;
     VG_(HT_add_node)(tables[static_cast<UInt>(t)], b);

@@ -27,6 +27,8 @@ struct Block {
     // new) as log2 + 1, 0 for none; sized and aligned deallocations are
     // checked against it (mg_heap.cpp).
     UChar align_log2p1;
+    // Host blocks: reachable when teardown began, or born after (mg_leak).
+    UChar by_teardown;
     UInt maps;
 };
 

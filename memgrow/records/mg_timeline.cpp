@@ -43,9 +43,23 @@ static SiteSeries* marks_of(Site* s) {
     return s->marks;
 }
 
+// The end of the warm-up starts the run clock's buckets afresh (see
+// BucketClock::fold). --warmup=N puts it at clock N; --warmup=P% leaves it to
+// the end of the run (unknown until then), so nothing folds.
+static bool folds_on_request() {
+    return !clo.warmup_given;
+}
+
+static void fold_run_clock(ULong t) {
+    tl.run.advance(t);
+    tl.run.fold(t);
+}
+
 static void record(Site* s, i64 delta) {
     if (tl.n_marks) marks_of(s)->add(tl.marks, delta); // before the level changes
-    tl.run.advance(clock_now());
+    ULong now = clock_now();
+    if (clo.warmup_units && !tl.run.folds && now >= clo.warmup_units) fold_run_clock(now);
+    tl.run.advance(now);
     s->clock.add(tl.run, delta);
     tl.totals[static_cast<UInt>(s->space)].add(tl.run, delta);
 }
@@ -72,9 +86,17 @@ void timeline_free(Site* s, SizeT bytes) {
     s->live_blocks--;
 }
 
-void timeline_mark() {
+void timeline_mark(const HChar* label) {
     if (tl.torn_down) return;
-    if (tl.n_marks == 0) tl.first_mark_at = clock_now();
+    // The log says "per step" when every mark says "step".
+    if (!label || !label[0] || (tl.n_marks && VG_(strcmp)(tl.mark_label, label) != 0))
+        tl.mark_label[0] = 0;
+    else if (tl.n_marks == 0)
+        VG_(strncpy)(tl.mark_label, label, sizeof tl.mark_label - 1);
+    if (tl.n_marks == 0) {
+        tl.first_mark_at = clock_now();
+        if (folds_on_request()) fold_run_clock(tl.first_mark_at);
+    }
     tl.n_marks++;
     tl.marks.advance(tl.n_marks);
 }
@@ -83,6 +105,7 @@ void timeline_warmup_end() {
     if (tl.torn_down || tl.warmup_ended) return;
     tl.warmup_ended = true;
     tl.warmup_end_at = clock_now();
+    if (folds_on_request()) fold_run_clock(tl.warmup_end_at);
 }
 
 bool timeline_teardown(UInt reason) {

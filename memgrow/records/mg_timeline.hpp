@@ -18,6 +18,7 @@ struct Timeline {
     ULong start_ms = 0;
     ULong n_marks = 0;
     ULong first_mark_at = 0;   // run clock at the first mark
+    HChar mark_label[32] = {}; // the marks' label when they all have the same, else ""
     bool warmup_ended = false; // MEMGROW_WARMUP_END seen ...
     ULong warmup_end_at = 0;   // ... at this run clock
     bool torn_down = false;
@@ -35,7 +36,8 @@ ULong clock_end();
 
 void timeline_alloc(Site* s, SizeT bytes);
 void timeline_free(Site* s, SizeT bytes);
-void timeline_mark();
+// A mark; label: the program's name for its repetition ("step"), or null.
+void timeline_mark(const HChar* label);
 void timeline_warmup_end();
 // Freezes the classified state. Returns false if teardown had already begun.
 bool timeline_teardown(UInt reason);

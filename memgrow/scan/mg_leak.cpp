@@ -214,6 +214,7 @@ Int by_address(const void* x, const void* y) {
 
 LeakScan* scans[2]; // the last scan, the one before
 UInt n_scans;
+bool teardown_scan_done; // the scan when teardown began (not one of `scans`)
 
 void release(LeakScan* s) {
     if (!s) return;
@@ -235,6 +236,13 @@ void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
         s.bytes[k] += size, s.blocks[k]++;
         out->bytes[k] += size, out->blocks[k]++;
         if (k == kDefinite) s.indirect_through += m.indirect;
+        // Reachable when teardown began (or made by it), lost now: the
+        // teardown lost it, not the program.
+        if (k != kReachable && blocks[i]->by_teardown) {
+            s.teardown_bytes[k] += size, s.teardown_blocks[k]++;
+            out->teardown_bytes[k] += size, out->teardown_blocks[k]++;
+            if (k == kDefinite) s.teardown_indirect_through += m.indirect;
+        }
         if (k == kReachable && m.heuristic)
             out->heuristic_bytes[m.heuristic] += size, out->heuristic_blocks[m.heuristic]++;
     }
@@ -273,18 +281,30 @@ Block** scan_blocks(UInt* n) {
 
 } // namespace
 
-const LeakScan* leak_scan() {
-    UInt n = 0;
-    Block** blocks = scan_blocks(&n);
+namespace {
+
+// One reachability walk over every live block: the blocks by address and the
+// walk's mark for each.
+struct Walk {
+    Block** blocks;
+    reach::Mark* marks;
+    UInt n;
+    ULong scanned; // root and block memory read
+};
+
+Walk walk() {
+    Walk w;
+    w.blocks = scan_blocks(&w.n);
+    UInt n = w.n;
     CudaObjects cuda;
 
     auto* view =
         static_cast<reach::Block*>(VG_(malloc)("mg.leak.view", (n + 1) * sizeof(reach::Block)));
-    auto* marks =
+    w.marks =
         static_cast<reach::Mark*>(VG_(malloc)("mg.leak.marks", (n + 1) * sizeof(reach::Mark)));
     auto* stack = static_cast<u32*>(VG_(malloc)("mg.leak.stack", (n + 1) * sizeof(u32)));
     for (UInt i = 0; i < n; ++i) {
-        const Block* b = blocks[i];
+        const Block* b = w.blocks[i];
         u8 flags = b->kind == AllocKind::device        ? reach::kOpaque
                    : cuda.n && cuda.allocated(b->site) ? reach::kForeign
                                                        : 0;
@@ -300,35 +320,60 @@ const LeakScan* leak_scan() {
     VG_(apply_to_GP_regs)(collect_register);
 
     ClientMemory mem;
-    Scanner scanner(view, n, marks, stack, clo.heuristics, mem);
+    Scanner scanner(view, n, w.marks, stack, clo.heuristics, mem);
     scan_roots(scanner, regs, cuda);
     // CPython 3.12 leaves its immortal objects (interned strings above all)
     // allocated at exit by design: they are roots, not leaks.
     if (clo.heuristics & reach::heuristic_bit(reach::kCPython))
         for (UInt i = 0; i < n; ++i)
-            if (blocks[i]->kind != AllocKind::device &&
-                python_immortal_object(blocks[i]->addr, blocks[i]->size))
-                scanner.root_word(blocks[i]->addr);
+            if (w.blocks[i]->kind != AllocKind::device &&
+                python_immortal_object(w.blocks[i]->addr, w.blocks[i]->size))
+                scanner.root_word(w.blocks[i]->addr);
     scanner.finish();
+    w.scanned = mem.scanned;
 
+    VG_(free)(regs.values);
+    VG_(free)(regs.sps);
+    VG_(free)(stack);
+    VG_(free)(view);
+    return w;
+}
+
+void release(Walk& w) {
+    VG_(free)(w.marks);
+    if (w.blocks) VG_(free)(w.blocks);
+}
+
+} // namespace
+
+const LeakScan* leak_scan() {
+    Walk w = walk();
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
     out->number = ++n_scans;
     out->n_sites = site_count();
     out->sites =
         static_cast<SiteLeak*>(VG_(calloc)("mg.leak.sites", out->n_sites + 1, sizeof(SiteLeak)));
-    tally(out, blocks, marks, n);
-    out->scanned_bytes = mem.scanned;
-
-    VG_(free)(regs.values);
-    VG_(free)(regs.sps);
-    VG_(free)(stack);
-    VG_(free)(marks);
-    VG_(free)(view);
-    if (blocks) VG_(free)(blocks);
+    tally(out, w.blocks, w.marks, w.n);
+    out->scanned_bytes = w.scanned;
+    out->teardown_scanned = teardown_scan_done;
+    release(w);
     release(scans[1]);
     scans[1] = scans[0];
     scans[0] = out;
     return out;
+}
+
+void leak_scan_teardown() {
+    if (teardown_scan_done) return;
+    teardown_scan_done = true;
+    Walk w = walk();
+    for (UInt i = 0; i < w.n; ++i)
+        if (w.marks[i].state == reach::State::reachable) w.blocks[i]->by_teardown = 1;
+    release(w);
+}
+
+void block_born_in_teardown(Block* b) {
+    if (teardown_scan_done) b->by_teardown = 1;
 }
 
 const LeakScan* leak_scan_last() {

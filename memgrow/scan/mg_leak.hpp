@@ -3,6 +3,7 @@
 #pragma once
 
 #include "mg_options.hpp"
+#include "records/mg_blocks.hpp"
 #include "records/mg_sites.hpp"
 #include "core/reachability.hpp"
 
@@ -13,7 +14,20 @@ struct SiteLeak {
     // Bytes indirectly lost through this site's definitely lost blocks
     // (memcheck's "N (D direct, I indirect) bytes" in a loss record).
     ULong indirect_through;
+    // The part of the lost blocks above that was reachable when teardown
+    // began: lost by teardown (exit handlers, finalizers), not the program.
+    ULong teardown_bytes[kLeakKinds], teardown_blocks[kLeakKinds];
+    ULong teardown_indirect_through;
 };
+
+// Definitely and indirectly lost bytes: what makes a site leaked. Without
+// --errors-for=teardown, what teardown lost does not.
+inline ULong leaked_bytes(const SiteLeak& l) {
+    ULong b = l.bytes[kDefinite] + l.bytes[kIndirect];
+    if (!(clo.errors_for & kTeardownBit))
+        b -= l.teardown_bytes[kDefinite] + l.teardown_bytes[kIndirect];
+    return b;
+}
 
 struct LeakScan {
     UInt number;     // 1 for the run's first scan
@@ -21,14 +35,22 @@ struct LeakScan {
     SiteLeak* sites; // by site id
     ULong bytes[kLeakKinds], blocks[kLeakKinds];
     ULong heuristic_bytes[reach::kHeuristicCount], heuristic_blocks[reach::kHeuristicCount];
-    ULong scanned_bytes; // root and block memory read
+    ULong scanned_bytes;                                           // root and block memory read
+    ULong teardown_bytes[kLeakKinds], teardown_blocks[kLeakKinds]; // of bytes, blocks
+    bool teardown_scanned; // a teardown scan ran before this one
 };
 
 void leak_init();
 // Scans now. The result stays until the next scan, which keeps it as the
 // previous one (for what is new or increased).
 const LeakScan* leak_scan();
-const LeakScan* leak_scan_last();     // null before the first scan
+const LeakScan* leak_scan_last(); // null before the first scan
+// The scan when teardown begins (Py_FinalizeEx, exit()): marks the blocks
+// reachable then, so that a later scan tells what teardown lost. It is not
+// one of the run's scans (leak_scan_last is unchanged).
+void leak_scan_teardown();
+// A block allocated after the teardown scan belongs to the teardown.
+void block_born_in_teardown(Block* b);
 const LeakScan* leak_scan_previous(); // null before the second
 
 } // namespace mg

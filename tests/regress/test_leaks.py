@@ -144,8 +144,22 @@ CASES = {
         sites={"LOST_HERE": (40, 0, 0), "OBJECT_HERE": (0, 0, 0)},
         no_heuristics=dict(possible=(40, 1),
                            sites={"OBJECT_HERE": (0, 0, 40), "LOST_HERE": (40, 0, 0)})),
+    # A destructor at exit frees the list's head, not its nodes: memcheck's
+    # totals, and all the nodes lost by teardown (reachable when exit()
+    # began); the program's own loss stays leaked.
+    "teardown_list": dict(
+        src="teardown_list.c",
+        definite=(48 + 2000, 2), indirect=(99 * 48, 99), possible=(0, 0), reachable=(0, 0),
+        sites={"NODE_HERE": (48, 99 * 48, 0), "LOST_HERE": (2000, 0, 0), "HEAD_HERE": (0, 0, 0)},
+        teardown={"NODE_HERE": (48, 99 * 48, 0), "LOST_HERE": (0, 0, 0)}),
 }
 NO_HEURISTICS = ["--leak-check-heuristics=none"]
+
+
+def program_lost(site, kind):
+    """What the program lost at a site: memcheck's exit figure less what was
+    reachable when teardown began."""
+    return site["lost"][kind] - site.get("lost_by_teardown", {}).get(kind, 0)
 
 
 def describe_lost(report):
@@ -215,10 +229,11 @@ class Leaks(TestCase):
         for s in rep["sites"]:
             self.assertIn("lost", s, describe_lost(rep))
             self.assertLessEqual(set(LOST), set(s["lost"]), describe_lost(rep))
-            # a site with definitely lost bytes is "leaked" (it beats every other class)
-            if s["lost"]["definite"] > 0:
+            # a site where the program lost bytes is "leaked" (it beats every
+            # other class); teardown's losses are not
+            if program_lost(s, "definite") > 0:
                 self.assertEqual(s["class"], "leaked", describe_lost(rep))
-            elif s["lost"]["indirect"] == 0:
+            elif program_lost(s, "indirect") == 0:
                 self.assertNotEqual(s["class"], "leaked", describe_lost(rep))
         # Per site and in total, the same bytes (suppressed sites apart).
         for kind in LOST:
@@ -232,7 +247,7 @@ class Leaks(TestCase):
             got = tuple(sum(s["lost"][k] for s in sites) for k in LOST)
             self.assertEqual(got, want, f"{marker} ({src}:{line}) lost (definite, indirect, "
                              f"possible):\n{describe_lost(rep)}")
-            if want[0] > 0:
+            if sum(program_lost(s, "definite") for s in sites) > 0:
                 self.assertIn("leaked", {s["class"] for s in sites}, describe_lost(rep))
 
     # -- one case ------------------------------------------------------------
@@ -322,6 +337,38 @@ class Leaks(TestCase):
 
     def test_multi_inherit_without_heuristics_is_possibly_lost(self):
         self.check_no_heuristics("leak_multi_inherit")
+
+    def test_teardown_losses_are_told_from_the_programs(self):
+        self.check_case("teardown_list")
+        r = self.result("memgrow", "teardown_list")
+        rep, src = r.report, CASES["teardown_list"]["src"]
+        self.assertEqual(rep["teardown"], "exit")
+        by_teardown = rep["leak_check"]["lost_by_teardown"]
+        self.assertEqual((by_teardown["definite"]["bytes"], by_teardown["indirect"]["bytes"]),
+                         (48, 99 * 48), rep["leak_check"])
+        self.assertIn("lost by teardown: 4,800 bytes in 100 blocks (of the lost above; "
+                      "reachable when exit() began)", r.log)
+        self.assertIn("Lost by teardown (reachable when exit() began; not errors):", r.log)
+        for marker, want in CASES["teardown_list"]["teardown"].items():
+            line = source_line(f"{SRC}/{src}", f"/* {marker}")
+            sites = sites_at(rep, file=src, line=line)
+            got = tuple(sum(s["lost_by_teardown"][k] for s in sites) for k in LOST)
+            self.assertEqual(got, want, f"{marker}: {describe_lost(rep)}")
+        node = sites_at(rep, file=src, line=source_line(f"{SRC}/{src}", "/* NODE_HERE"))
+        self.assertNotIn("leaked", {s["class"] for s in node}, describe_lost(rep))
+        # One error: the program's own lost block, not the teardown's list.
+        self.assertRegex(r.log, r"ERROR SUMMARY: 1 errors")
+
+    def test_teardown_losses_as_errors_on_request(self):
+        line = source_line(f"{SRC}/teardown_list.c", "/* NODE_HERE")
+        for options in (["--errors-for=leaked,teardown"], ["--teardown-scan=no"]):
+            r = run([program("teardown_list")], options=options)
+            node = sites_at(r.report, file="teardown_list.c", line=line)
+            self.assertEqual({s["class"] for s in node}, {"leaked"}, options)
+            self.assertRegex(r.log, r"ERROR SUMMARY: 2 errors", options)
+        # Without the scan, nothing is said of teardown.
+        self.assertNotIn("lost_by_teardown", r.report["leak_check"])
+        self.assertNotIn("lost by teardown", r.log)
 
     def test_summary_parser(self):
         log = ("==7== LEAK SUMMARY:\n"

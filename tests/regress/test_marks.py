@@ -4,7 +4,10 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import TestCase, program, run, sites_at, source_line  # noqa: E402
+from mgtest import (SRC, TestCase, program, representative_interpreters, run,  # noqa: E402
+                    sites_at, source_line)
+
+SERVICE = os.path.join(SRC, "tests", "regress", "py_mark_at_service.py")
 
 
 class Marks(TestCase):
@@ -39,6 +42,39 @@ class Marks(TestCase):
         site = self.assertClass(r, "growing", file="mark_leak.c", line=line)[0]
         self.assertLessEqual(len(site["mark_series"]), 64)
         self.assertAlmostEqual(site["growth"]["rate_per_mark"], 96.0, places=3)
+
+    def test_mark_at_makes_calls_of_a_python_function_marks(self):
+        # 3.11 (shared and static) through a profile function, 3.14 through
+        # sys.monitoring.
+        line = source_line("tests/regress/py_mark_at_service.py", "KEEP_PER_REQUEST")
+        for name, py in representative_interpreters().items():
+            with self.subTest(python=name):
+                r = run(py.argv + [SERVICE, "300"], options=["--mark-at=__main__:handle"])
+                self.assertEqual(r.rc, 0, r.log[-3000:])
+                rep = r.report
+                self.assertEqual(rep["marks"]["count"], 300, name)
+                self.assertEqual(rep["marks"]["label"], "handle", name)
+                site = self.assertClass(rep, "growing", file="py_mark_at_service.py", line=line)
+                self.assertEqual(site[0]["growth"]["rule"], "refleak", name)
+                self.assertGreaterEqual(sum(s["growth"]["rate_per_mark"] for s in site), 200)
+                self.assertIn(" per handle: ", r.log)
+
+    def test_mark_at_methods_and_several_functions(self):
+        py = representative_interpreters()["running"]
+        r = run(py.argv + [SERVICE, "100"],
+                options=["--mark-at=__main__:Worker.work", "--mark-at=__main__:handle"])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        self.assertEqual(r.report["marks"]["count"], 200)
+        self.assertIsNone(r.report["marks"]["label"])  # two names: "per mark"
+        # A function that is never called makes no mark.
+        r = run(py.argv + [SERVICE, "100"], options=["--mark-at=__main__:nowhere"])
+        self.assertEqual(r.report["marks"]["count"], 0)
+
+    def test_mark_at_refuses_what_is_not_a_function(self):
+        for bad in ("handle", "mod:", ":f", "a:b:c", "mod:f g", "torch2"):
+            r = run([program("mark_leak")], options=[f"--mark-at={bad}"])
+            self.assertNotEqual(r.rc, 0, bad)
+            self.assertIn("expected MODULE:QUALNAME", r.log, bad)
 
     def test_marks_are_no_ops_natively(self):
         import subprocess

@@ -57,10 +57,11 @@ BOOST_AUTO_TEST_CASE(clock_never_runs_backwards) {
 }
 
 // Random allocation and free events on several sites, touched at random
-// times (so catch-up spans several merges): every bucket's level and
-// allocation total must equal the reference model, and the sum of the
-// allocations over all buckets must be exact.
-BOOST_AUTO_TEST_CASE(merging_keeps_totals_exact) {
+// times (so catch-up spans several merges and folds): every bucket's level
+// and allocation total must equal the reference model, and the sum of the
+// allocations over all buckets must be exact. `folds` are the event indices
+// at which the clock folds (the warm-up's end, the first mark).
+static void check_against_model(const std::vector<int>& folds) {
     std::mt19937_64 rng(12345);
     constexpr int kSites = 5;
     std::vector<SiteSeries> series(kSites);
@@ -72,6 +73,8 @@ BOOST_AUTO_TEST_CASE(merging_keeps_totals_exact) {
     u64 t = 0;
     for (int i = 0; i < 200000; ++i) {
         t += rng() % 50;
+        for (int f : folds)
+            if (f == i) c.advance(t), c.fold(t);
         // Site 0 is touched rarely, so it must catch up over many merges.
         int site = (rng() % 1000 == 0) ? 0 : 1 + static_cast<int>(rng() % (kSites - 1));
         i64 d = static_cast<i64>(rng() % 4096) + 1;
@@ -88,7 +91,7 @@ BOOST_AUTO_TEST_CASE(merging_keeps_totals_exact) {
         BOOST_TEST_CONTEXT("site " << site) {
             u64 total = 0;
             for (u32 b = 0; b <= c.current; ++b) {
-                u64 lo = b * c.width, hi = b == c.current ? end : c.end_of(b);
+                u64 lo = c.start_of(b), hi = b == c.current ? end : c.end_of(b);
                 BOOST_TEST(s.live_end[b] == level_at(events[site], hi));
                 BOOST_TEST(s.alloc[b] == allocated_in(events[site], lo, hi));
                 u64 freed = 0;
@@ -101,6 +104,32 @@ BOOST_AUTO_TEST_CASE(merging_keeps_totals_exact) {
             BOOST_TEST(s.live == live[site]);
         }
     }
+}
+
+BOOST_AUTO_TEST_CASE(merging_keeps_totals_exact) {
+    check_against_model({});
+}
+
+// The warm-up's end folds the past into bucket 0; a second fold (the first
+// mark after it) folds again. Both late, so the past had merged many times.
+BOOST_AUTO_TEST_CASE(folding_keeps_totals_exact) {
+    check_against_model({150000});
+    check_against_model({150000, 170000});
+    check_against_model({3, 199990});
+}
+
+// A start-up that takes most of the clock (import torch: 314 of 361 MB)
+// leaves the work after it at least half the buckets.
+BOOST_AUTO_TEST_CASE(fold_gives_the_work_after_the_warmup_its_own_buckets) {
+    BucketClock c;
+    c.advance(314000000);
+    c.fold(314000000);
+    c.advance(361000000);
+    BOOST_TEST(c.end_of(0) == 314000000u);
+    BOOST_TEST(c.current >= kBuckets / 2);
+    BOOST_TEST(c.current < kBuckets);
+    BOOST_TEST(c.start_of(1) == 314000000u);
+    BOOST_TEST(c.end_of(c.current) >= 361000000u);
 }
 
 BOOST_AUTO_TEST_CASE(untouched_site_carries_its_level_forward) {
