@@ -450,6 +450,9 @@ def run_scan(runner, tools, exe, n, env, repeat):
     for tool in ("memgrow", "memcheck"):
         for mode in ("full", "no"):
             spec.append(("%s --leak-check=%s" % (tool, mode), tool, mode))
+    # The scan when teardown begins (exit()), on by default: its cost is
+    # the difference to a run without it.
+    spec.append(("memgrow --teardown-scan=no", "memgrow", "full-noteardown"))
     for label, tool, mode in spec:
         row = {"label": label, "tool": tool, "mode": mode}
         rows.append(row)
@@ -461,8 +464,10 @@ def run_scan(runner, tools, exe, n, env, repeat):
         if tool == "native":
             cmd = argv
         elif tool == "memgrow":
-            cmd = [tools.memgrow_vg, "--tool=memgrow", "--leak-check=" + mode,
-                   "--json-file=" + os.path.join(runner.tmp, tag + ".%p.json")] + argv
+            options = (["--leak-check=full", "--teardown-scan=no"] if mode == "full-noteardown"
+                       else ["--leak-check=" + mode])
+            cmd = [tools.memgrow_vg, "--tool=memgrow"] + options + [
+                "--json-file=" + os.path.join(runner.tmp, tag + ".%p.json")] + argv
         else:
             cmd = [tools.valgrind, "--tool=memcheck", "--leak-check=" + mode] + argv
         try:
@@ -490,18 +495,26 @@ def print_scan(rows, n, repeat, tmp, failures):
     print("-" * len(head))
     scan = {}
     for tool in ("memgrow", "memcheck"):
-        full, no = secs(tool, "full"), secs(tool, "no")
+        # memgrow's default scans twice (at exit and when exit() began): one
+        # scan against memcheck's one is the run without the teardown scan.
+        full = secs(tool, "full-noteardown" if tool == "memgrow" else "full")
+        no = secs(tool, "no")
         scan[tool] = full - no if full is not None and no is not None else None
     for r in rows:
         if print_unmeasured(r):
             continue
         print(("%-30s %9.2f %14.1f %12s" % (
             r["label"], r["median"], r["rss_kib"] / 1024.0,
-            fmt(scan.get(r["tool"]), ".2f") if r["mode"] == "full" else "")).rstrip())
+            fmt(scan.get(r["tool"]), ".2f") if r["mode"] == ("full-noteardown" if r["tool"] == "memgrow" else "full") else "")).rstrip())
     print()
-    print("Scan time (seconds with --leak-check=full minus seconds with --leak-check=no):")
+    print("Scan time (seconds with --leak-check=full minus seconds with --leak-check=no; "
+          "memgrow: with --teardown-scan=no):")
     for tool in ("memgrow", "memcheck"):
         print("  %-8s %7s s" % (tool, fmt(scan[tool], ".2f")))
+    full, no_teardown = secs("memgrow", "full"), secs("memgrow", "full-noteardown")
+    if full is not None and no_teardown is not None:
+        print("  memgrow's teardown scan (default minus --teardown-scan=no): %.2f s" % (
+            full - no_teardown))
     rr = ratio(scan["memgrow"], scan["memcheck"])
     if rr is None:
         print("  memgrow scan / memcheck scan  n/a (a run is missing)")

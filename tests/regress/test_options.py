@@ -83,6 +83,22 @@ class Options(TestCase):
     def test_warmup_option_moves_the_warmup_end(self):
         r = run([program("grow_list"), "1000"], options=["--warmup=50%"]).report
         self.assertEqual(r["warmup_end"], r["teardown_at"] // 2)
+        # A share of the run is known only at its end: the buckets stay equal.
+        self.assertEqual(r["buckets"][1]["end"] - r["buckets"][0]["end"], r["bucket_width"])
+
+    def test_warmup_in_clock_units_starts_the_buckets_afresh(self):
+        whole = run([program("grow_list"), "4000"]).report
+        n = whole["teardown_at"] * 3 // 4
+        r = run([program("grow_list"), "4000"], options=[f"--warmup={n}"]).report
+        self.assertEqual(r["warmup_end"], n)
+        # Bucket 0 is the warm-up (it ends at the first allocation at or past
+        # N); the last quarter of the run has buckets of its own, at least 32.
+        self.assertGreaterEqual(r["buckets"][0]["end"], n)
+        self.assertLess(r["buckets"][0]["end"], n + 1024)
+        self.assertGreaterEqual(len(r["buckets"]), 33)
+        self.assertLess(r["bucket_width"], whole["bucket_width"] // 2)
+        line = source_line("tests/regress/grow_list.c", "GROW_HERE")
+        self.assertClass(r, "growing", file="grow_list.c", line=line)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ clock and, with --mark-at=torch, by steps; keeping loss.item() grows nothing,
 and `import torch` leaves no leaked site and no error behind. A C extension's
 own leaks stay leaked."""
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -69,7 +70,7 @@ class TorchLoop(TestCase):
         step = at_line(rep, "TORCH_STEP")
         self.assertTrue(any(f["python"] and os.path.basename(f["file"] or "") == "sgd.py"
                             for s in step for f in s["frames"]), describe({"sites": step}))
-        self.assertTrue(any("alloc_cpu" in (f["function"] or "")
+        self.assertTrue(any(re.search(r"at::detail::empty_(cpu|generic|strided)", f["function"] or "")
                             for s in growing for f in s["frames"]),
                         describe({"sites": growing}))
 
@@ -85,7 +86,7 @@ class TorchLoop(TestCase):
         # Every step added: the per-mark (refleak) rule, kilobytes per step.
         self.assertIn("refleak", {s["growth"]["rule"] for s in growing})
         self.assertGreater(per_step(growing), 1000)
-        self.assertRegex(r.log, r"per step: \+[\d,.]+ (K|k)?i?B")
+        self.assertRegex(r.log, r"per step: \+[\d,.]+ (bytes|kB|MB)")
 
     def test_keeping_loss_items_grows_nothing_and_import_torch_leaks_nothing(self):
         r = run([PYTHON, SCRIPT, "item", STEPS], options=OPTIONS, timeout=900)
@@ -110,8 +111,11 @@ class TorchLoop(TestCase):
         # import torch + a clean loop: no leaked site and no error with the
         # default options. What torch's and numpy's modules make once and
         # drop at Py_FinalizeEx is lost by teardown.
-        self.assertEqual([s for s in rep["sites"] if s["class"] == "leaked"], [],
-                         r.log[-6000:])
+        self.assertEqual([s for s in rep["sites"] if s["class"] == "leaked" and not s["suppressed"]],
+                         [], r.log[-6000:])
+        # NumPy's own import-time losses (imported by torch) are what
+        # suppressions/numpy.supp silences.
+        self.assertGreater(rep["leak_check"]["suppressed"]["bytes"], 0)
         self.assertRegex(r.log, r"ERROR SUMMARY: 0 errors")
         self.assertGreater(rep["leak_check"]["lost_by_teardown"]["definite"]["bytes"], 0)
         self.assertIn("Lost by teardown (reachable when Py_FinalizeEx began; not errors):",
@@ -146,7 +150,9 @@ class LeakyExtension(TestCase):
             self.assertEqual({s["growth"]["class"] for s in leaked}, {"growing"}, marker)
             lost = sum(s["lost"]["definite"] - s.get("lost_by_teardown", {}).get("definite", 0)
                        for s in leaked)
-            self.assertGreaterEqual(lost, 2000 * each, marker)
+            # Every call's block, but for the few that a stale copy of a
+            # pointer (memgrow has no definedness bits) keeps reachable.
+            self.assertGreaterEqual(lost, 0.95 * 2000 * each, marker)
         self.assertRegex(r.log, r"ERROR SUMMARY: [1-9]\d* errors")
 
     def test_on_debian_python(self):
