@@ -135,6 +135,12 @@ UWord entry_frames(const CapturedStack& stack, const PythonStack& py) {
 UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack& py, StackWord* w,
                   UInt depth) {
     bool only = clo.python == PythonFrames::only && py.n_tokens > 0;
+    // A deep native stack (PyTorch's dispatcher: 30 to 60 frames from an
+    // operator to its allocation) must not crowd out the Python line that
+    // made the allocation: native frames beyond their share are left out,
+    // the innermost kept.
+    UInt py_share = py.n_tokens < depth / 2 ? py.n_tokens : depth / 2;
+    UInt native_budget = depth - py_share, natives = 0;
     UInt n = 0, segment = 0, token = 0;
     bool after_python = false;
     for (UInt i = 0; i < stack.n && n < depth; ++i) {
@@ -148,7 +154,9 @@ UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack
             continue;
         }
         if (only || (after_python && python_in_interpreter(ip))) continue;
+        if (natives == native_budget) continue;
         w[n++] = ip;
+        ++natives;
     }
     // Python frames past the native frames captured.
     for (; token < py.n_tokens && n < depth; ++token)

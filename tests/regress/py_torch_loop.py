@@ -22,7 +22,7 @@ if sys.argv[1] == "item":
         for _ in range(50):
             out = attention(q, q, q, need_weights=False)  # TORCH_ATTENTION
 for step in range(int(sys.argv[2]) if len(sys.argv) > 2 else 400):
-    x, y = torch.randn(32, 64), torch.randn(32, 1)  # TORCH_RANDN
+    x, y = torch.randn(128, 64), torch.randn(128, 1)  # TORCH_RANDN
     loss = torch.nn.functional.mse_loss(model(x), y)  # TORCH_FORWARD
     optimizer.zero_grad()
     loss.backward()
