@@ -116,19 +116,10 @@ const char* class_color(SiteClass c) {
     }
 }
 
-// The innermost frame with a source file: the program's own code (or a
-// Python frame) rather than the allocator or a library without debug info.
-const Frame* user_frame(const Site& s) {
-    if (s.python) // a Python site: its innermost frame in the user's code
-        if (auto at = locate_site(s)) return &s.frames[at->frame];
-    for (const Frame& f : s.frames)
-        if (f.file) return &f;
-    return s.frames.empty() ? nullptr : &s.frames.front();
-}
-
+// The site's name: its innermost frame in the program's own code
+// (core/site_name.hpp), the same in every view.
 std::string user_frame_label(const Site& s) {
-    const Frame* f = user_frame(s);
-    return f ? frame_label(*f) : "(no frames)";
+    return site_title(s);
 }
 
 // A Python site's anchor and name stay apart from the native sites' ids.
