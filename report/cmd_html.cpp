@@ -70,6 +70,9 @@ void add_html_command(CLI::App& app, Commands& commands) {
     html->add_option("--frames", args->options.frames, "frames per stack (default 12)");
     html->add_option("--page", args->options.page, "rows per page of the site table (default 100)")
         ->check(CLI::PositiveNumber);
+    html->add_option("--rows", args->options.rows,
+                     "site table rows at most; past that, the stable sites with the least live "
+                     "bytes are left out and counted (default 20000; 0: every site)");
     html->add_option("--title", args->options.title, "the page title");
     html->add_flag("--suppressed", args->options.suppressed, "list suppressed sites too");
     commands.emplace_back(html, [args] { return run_html(*args); });

@@ -210,20 +210,42 @@ std::string sub_sites_html(const Report& r, const Site& py, const HtmlOptions& o
     return out;
 }
 
-// The rows a table lists: every site, or the unsuppressed ones.
-std::vector<const Site*> listed_sites(const Report& r, const HtmlOptions& o) {
-    std::vector<const Site*> out;
+// The rows the site table lists: every site the views list (or the
+// unsuppressed ones) in their order, at most `o.rows` of them: past that,
+// the stable sites with the least live bytes are left out (and counted), so
+// that a report of a million sites still gives a page a browser opens.
+struct TableSites {
+    std::vector<const Site*> rows;
+    std::size_t left_out = 0;
+};
+
+TableSites table_sites(const Report& r, const HtmlOptions& o) {
+    TableSites t;
     for (const Site* s : leading_sites(r))
-        if (o.suppressed || !s->suppressed) out.push_back(s);
-    std::stable_sort(out.begin(), out.end(), [](const Site* a, const Site* b) {
+        if (o.suppressed || !s->suppressed) t.rows.push_back(s);
+    std::stable_sort(t.rows.begin(), t.rows.end(), [](const Site* a, const Site* b) {
         if (a->python != b->python) return a->python;
         if (a->cls != b->cls) return a->cls > b->cls;
         return a->live_bytes > b->live_bytes;
     });
-    return out;
+    if (o.rows == 0 || t.rows.size() <= o.rows) return t;
+    std::vector<const Site*> stable;
+    for (const Site* s : t.rows)
+        if (s->cls == SiteClass::stable) stable.push_back(s);
+    std::size_t keep =
+        o.rows > t.rows.size() - stable.size() ? o.rows - (t.rows.size() - stable.size()) : 0;
+    std::stable_sort(stable.begin(), stable.end(),
+                     [](const Site* a, const Site* b) { return a->live_bytes > b->live_bytes; });
+    std::set<const Site*> dropped(stable.begin() + static_cast<std::ptrdiff_t>(keep), stable.end());
+    t.left_out = dropped.size();
+    t.rows.erase(std::remove_if(t.rows.begin(), t.rows.end(),
+                                [&](const Site* s) { return dropped.count(s) != 0; }),
+                 t.rows.end());
+    return t;
 }
 
-void report_section(std::string& out, const Report& r, std::size_t index, const HtmlOptions& o) {
+void report_section(std::string& out, const Report& r, std::size_t index, const TableSites& table,
+                    const HtmlOptions& o) {
     auto it = std::back_inserter(out);
     std::string rid = fmt::format("r{}", index);
     std::string command;
@@ -343,18 +365,24 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     // Every site: the page's script draws the table a page at a time from
     // the embedded data (html_page), so the page's size and the browser's
     // work do not grow with one DOM row per site.
-    fmt::format_to(it,
-                   "<h3>Sites</h3>\n<div class=\"filters\" data-table=\"{0}-sites\">"
-                   "<label>filter <input type=\"search\" class=\"f-text\" "
-                   "placeholder=\"function, file, space...\"></label> "
-                   "<label>class <select class=\"f-class\"><option value=\"\">all</option>"
-                   "<option>leaked</option><option>growing</option><option>plateau</option>"
-                   "<option>stable</option></select></label> "
-                   "<span class=\"f-count muted\"></span></div>\n"
-                   "<div class=\"pager\"><button type=\"button\" class=\"p-prev\">&larr; "
-                   "previous</button><button type=\"button\" class=\"p-next\">next &rarr;"
-                   "</button><span class=\"p-label muted\"></span></div>\n",
-                   rid);
+    fmt::format_to(
+        it,
+        "<h3>Sites{1}</h3>\n<div class=\"filters\" data-table=\"{0}-sites\">"
+        "<label>filter <input type=\"search\" class=\"f-text\" "
+        "placeholder=\"function, file, space...\"></label> "
+        "<label>class <select class=\"f-class\"><option value=\"\">all</option>"
+        "<option>leaked</option><option>growing</option><option>plateau</option>"
+        "<option>stable</option></select></label> "
+        "<span class=\"f-count muted\"></span></div>\n"
+        "<div class=\"pager\"><button type=\"button\" class=\"p-prev\">&larr; "
+        "previous</button><button type=\"button\" class=\"p-next\">next &rarr;"
+        "</button><span class=\"p-label muted\"></span></div>\n",
+        rid,
+        table.left_out
+            ? fmt::format(" <span class=\"muted left-out\">({} listed; the {} stable sites "
+                          "with the least live bytes are left out: --rows)</span>",
+                          table.rows.size(), table.left_out)
+            : std::string());
     fmt::format_to(it,
                    "<table class=\"sites\" id=\"{}-sites\"><thead><tr>"
                    "<th>site</th><th>class</th><th>space</th><th>live bytes</th>"
@@ -373,7 +401,7 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     };
     std::map<std::string, Group> groups;
     std::set<std::int64_t> in_table; // native sites the table lists (their links work)
-    for (const Site* s : listed_sites(r, o))
+    for (const Site* s : table.rows)
         if (!s->python) in_table.insert(s->id);
     for (const Site& s : r.sites) {
         if (!s.lost || !lost_bytes(s) || (s.suppressed && !o.suppressed)) continue;
@@ -543,16 +571,20 @@ std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o) 
         }
         out += "</ul>\n";
     }
+    std::vector<TableSites> tables;
+    for (const Report& r : reports)
+        tables.push_back(table_sites(r, o));
     for (std::size_t i = 0; i < reports.size(); ++i)
-        report_section(out, reports[i], i, o);
+        report_section(out, reports[i], i, tables[i], o);
 
     // What the script reads: per report, its name and its site table's
     // data (site_table_data); compact, without spaces.
     nlohmann::json data = {
         {"options", {{"frames", o.frames}, {"page", std::max<std::size_t>(1, o.page)}}},
         {"reports", nlohmann::json::array()}};
-    for (const Report& r : reports) {
-        nlohmann::json d = site_table_data(r, listed_sites(r, o), 3);
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        const Report& r = reports[i];
+        nlohmann::json d = site_table_data(r, tables[i].rows, 3);
         d["file"] = r.path;
         d["pid"] = r.pid;
         d["command"] = r.command;

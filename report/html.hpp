@@ -22,10 +22,11 @@ namespace mg::report {
 
 struct HtmlOptions {
     std::size_t top = 10; // site cards: the top N leaked, growing and plateau sites of each class
-    std::size_t frames = 12; // frames shown per stack
-    std::size_t page = 100;  // rows per page of the site table
-    std::size_t leaks = 50;  // rows of the leaks-by-stack table
-    bool suppressed = false; // list suppressed sites too
+    std::size_t frames = 12;  // frames shown per stack
+    std::size_t page = 100;   // rows per page of the site table
+    std::size_t leaks = 50;   // rows of the leaks-by-stack table
+    std::size_t rows = 20000; // site table rows at most (0: all): the smallest stable sites go
+    bool suppressed = false;  // list suppressed sites too
     std::string title = "memgrow report";
 };
 

@@ -37,11 +37,12 @@ class Interner {
     }
 
     std::int64_t frame(const Frame& f) {
-        std::int64_t fn = string(f.function), file = string(f.file), object = string(f.object);
-        std::int64_t line = f.line ? *f.line : -1;
-        std::string key = fmt::format("{}:{}:{}:{}:{}", fn, file, line, object, f.python ? 1 : 0);
+        FrameKey key{string(f.function), string(f.file), f.line ? *f.line : -1, string(f.object),
+                     f.python};
         auto [it, added] = frame_ids_.try_emplace(key, frames.size());
-        if (added) frames.push_back(json::array({fn, file, line, object, f.python ? 1 : 0}));
+        if (added)
+            frames.push_back(
+                json::array({key.function, key.file, key.line, key.object, f.python ? 1 : 0}));
         return static_cast<std::int64_t>(it->second);
     }
 
@@ -50,7 +51,9 @@ class Interner {
         std::int64_t parent = -1;
         for (auto f = fs.rbegin(); f != fs.rend(); ++f) {
             std::int64_t id = frame(*f);
-            std::string key = fmt::format("{}:{}", id, parent);
+            // Frame and caller indices stay far below 2^32.
+            std::uint64_t key =
+                static_cast<std::uint64_t>(id) << 32 | static_cast<std::uint32_t>(parent + 1);
             auto [it, added] = node_ids_.try_emplace(key, nodes.size() / 2);
             if (added) {
                 nodes.push_back(id);
@@ -62,7 +65,26 @@ class Interner {
     }
 
   private:
-    std::unordered_map<std::string, std::size_t> string_ids_, frame_ids_, node_ids_;
+    struct FrameKey {
+        std::int64_t function, file, line, object;
+        bool python;
+        bool operator==(const FrameKey& o) const {
+            return function == o.function && file == o.file && line == o.line &&
+                   object == o.object && python == o.python;
+        }
+    };
+    struct FrameHash {
+        std::size_t operator()(const FrameKey& k) const {
+            std::uint64_t h = 1469598103934665603ull; // FNV-1a over the fields
+            for (std::int64_t v :
+                 {k.function, k.file, k.line, k.object, static_cast<std::int64_t>(k.python)})
+                h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ull;
+            return static_cast<std::size_t>(h);
+        }
+    };
+    std::unordered_map<std::string, std::size_t> string_ids_;
+    std::unordered_map<FrameKey, std::size_t, FrameHash> frame_ids_;
+    std::unordered_map<std::uint64_t, std::size_t> node_ids_;
 };
 
 std::int64_t lost_of(const Site& s) {

@@ -12,7 +12,8 @@ no DOM row per site in the file, cards for the top sites of each class only,
 the table drawn a page of 100 rows at a time in the listed order (Python
 sites, then class, then live bytes), a page reachable by its link
 (#r0-page-P), and a site's stack drawn only when the site is opened
-(#r0-stack-ID).
+(#r0-stack-ID); with --rows, the stable sites with the least live bytes are
+left out of the table and counted.
 """
 import html.parser
 import json
@@ -318,6 +319,20 @@ class ReportHtml(unittest.TestCase):
                 charts = self.charts(dom).charts
                 self.assertEqual(len([c for c in charts if "site-chart" in c["class"]]), 12)
                 self.assertIn(f"{len(listed)} of {len(listed)} sites", dom)
+        # A cap on the rows leaves out the smallest stable sites, and says so.
+        capped = os.path.join(self.tmp, "capped.html")
+        p = memgrow_report("html", path, "-o", capped, "--rows", "1000")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        dom, log = browse(capped + "#r0-page-10", "--dump-dom")
+        self.assertEqual(console_errors(log), [], log)
+        self.assertIn('data-shown="1000"', dom)
+        self.assertIn(f"the {len(listed) - 1000} stable sites with the least live bytes are left "
+                      "out", dom)
+        problems = [s for s in order if s["class"] != "stable"]
+        stable = sorted((s for s in listed if s["class"] == "stable"),
+                        key=lambda s: -s["live_bytes"])[:1000 - len(problems)]
+        self.assertEqual([int(cell) for _, cell in table_rows(dom, "r0-sites")],
+                         [s["id"] for s in (problems + stable)[900:1000]])
 
     def test_bad_input_exits_2_naming_the_file(self):
         bad = {"truncated.json": b'{"memgrow": 1, "sites": [', "empty.json": b"",
