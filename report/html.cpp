@@ -1,5 +1,7 @@
 // The HTML page of `memgrow-report html` (docs/memgrow-report.md): built as
-// one string, charts as inline SVG, no external resource of any kind.
+// one string, charts as inline SVG, no external resource of any kind; the
+// site table's rows come from embedded data (html_data.cpp) that the page's
+// script (html_assets.cpp) draws a page at a time.
 #include "report/html.hpp"
 
 #include "report/locate.hpp"
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -37,22 +40,6 @@ std::string script_safe(const std::string& json) {
 }
 
 namespace {
-
-// A JSON string literal (the few values the page's script reads).
-std::string json_string(const std::string& s) {
-    std::string out = "\"";
-    for (unsigned char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += static_cast<char>(c);
-        } else if (c < 0x20) {
-            out += fmt::format("\\u{:04x}", c);
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out + "\"";
-}
 
 // 1, 2 or 5 times a power of ten, at least `raw`.
 double nice_step(double raw) {
@@ -116,19 +103,10 @@ const char* class_color(SiteClass c) {
     }
 }
 
-// The innermost frame with a source file: the program's own code (or a
-// Python frame) rather than the allocator or a library without debug info.
-const Frame* user_frame(const Site& s) {
-    if (s.python) // a Python site: its innermost frame in the user's code
-        if (auto at = locate_site(s)) return &s.frames[at->frame];
-    for (const Frame& f : s.frames)
-        if (f.file) return &f;
-    return s.frames.empty() ? nullptr : &s.frames.front();
-}
-
+// The site's name: its innermost frame in the program's own code
+// (core/site_name.hpp), the same in every view.
 std::string user_frame_label(const Site& s) {
-    const Frame* f = user_frame(s);
-    return f ? frame_label(*f) : "(no frames)";
+    return site_title(s);
 }
 
 // A Python site's anchor and name stay apart from the native sites' ids.
@@ -210,12 +188,13 @@ std::string evidence_html(const Report& r, const Site& s) {
     return out + "</dl>";
 }
 
-// A Python site's largest native sub-sites, each with its stack.
+// A Python site's largest native sub-sites, each with its stack (for its
+// card; the table draws them on demand).
 std::string sub_sites_html(const Report& r, const Site& py, const HtmlOptions& o) {
+    std::set<std::int64_t> ids(py.sub_sites.begin(), py.sub_sites.end());
     std::vector<const Site*> subs;
-    for (std::int64_t id : py.sub_sites)
-        for (const Site& s : r.sites)
-            if (s.id == id && s.live_bytes > 0) subs.push_back(&s);
+    for (const Site& s : r.sites) // one pass: a card's cost stays linear in the sites
+        if (s.live_bytes > 0 && ids.count(s.id)) subs.push_back(&s);
     std::stable_sort(subs.begin(), subs.end(),
                      [](const Site* a, const Site* b) { return a->live_bytes > b->live_bytes; });
     std::string out =
@@ -231,20 +210,42 @@ std::string sub_sites_html(const Report& r, const Site& py, const HtmlOptions& o
     return out;
 }
 
-// The rows a table lists: every site, or the unsuppressed ones.
-std::vector<const Site*> listed_sites(const Report& r, const HtmlOptions& o) {
-    std::vector<const Site*> out;
+// The rows the site table lists: every site the views list (or the
+// unsuppressed ones) in their order, at most `o.rows` of them: past that,
+// the stable sites with the least live bytes are left out (and counted), so
+// that a report of a million sites still gives a page a browser opens.
+struct TableSites {
+    std::vector<const Site*> rows;
+    std::size_t left_out = 0;
+};
+
+TableSites table_sites(const Report& r, const HtmlOptions& o) {
+    TableSites t;
     for (const Site* s : leading_sites(r))
-        if (o.suppressed || !s->suppressed) out.push_back(s);
-    std::stable_sort(out.begin(), out.end(), [](const Site* a, const Site* b) {
+        if (o.suppressed || !s->suppressed) t.rows.push_back(s);
+    std::stable_sort(t.rows.begin(), t.rows.end(), [](const Site* a, const Site* b) {
         if (a->python != b->python) return a->python;
         if (a->cls != b->cls) return a->cls > b->cls;
         return a->live_bytes > b->live_bytes;
     });
-    return out;
+    if (o.rows == 0 || t.rows.size() <= o.rows) return t;
+    std::vector<const Site*> stable;
+    for (const Site* s : t.rows)
+        if (s->cls == SiteClass::stable) stable.push_back(s);
+    std::size_t keep =
+        o.rows > t.rows.size() - stable.size() ? o.rows - (t.rows.size() - stable.size()) : 0;
+    std::stable_sort(stable.begin(), stable.end(),
+                     [](const Site* a, const Site* b) { return a->live_bytes > b->live_bytes; });
+    std::set<const Site*> dropped(stable.begin() + static_cast<std::ptrdiff_t>(keep), stable.end());
+    t.left_out = dropped.size();
+    t.rows.erase(std::remove_if(t.rows.begin(), t.rows.end(),
+                                [&](const Site* s) { return dropped.count(s) != 0; }),
+                 t.rows.end());
+    return t;
 }
 
-void report_section(std::string& out, const Report& r, std::size_t index, const HtmlOptions& o) {
+void report_section(std::string& out, const Report& r, std::size_t index, const TableSites& table,
+                    const HtmlOptions& o) {
     auto it = std::back_inserter(out);
     std::string rid = fmt::format("r{}", index);
     std::string command;
@@ -315,19 +316,26 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     out += "<h3>Live bytes over time</h3>\n";
     out += svg_chart(ends, spaces, x_label, "chart total-chart", 900, 260);
 
-    // The top problem sites, each with its own chart.
+    // The top sites of each problem class, each with its evidence, chart
+    // and stack: a bounded number of cards however many sites there are.
     std::vector<const Site*> top;
-    for (const Site* s : leading)
-        if (s->cls != SiteClass::stable && (o.suppressed || !s->suppressed)) top.push_back(s);
-    std::stable_sort(top.begin(), top.end(), [](const Site* a, const Site* b) {
-        if (a->python != b->python) return a->python;
-        return a->live_bytes > b->live_bytes;
-    });
-    if (top.size() > o.top) top.resize(o.top);
+    std::size_t problem_sites = 0;
+    for (SiteClass c : {SiteClass::leaked, SiteClass::growing, SiteClass::plateau}) {
+        std::vector<const Site*> of_class;
+        for (const Site* s : leading)
+            if (s->cls == c && (o.suppressed || !s->suppressed)) of_class.push_back(s);
+        problem_sites += of_class.size();
+        std::stable_sort(of_class.begin(), of_class.end(), [](const Site* a, const Site* b) {
+            if (a->python != b->python) return a->python;
+            return a->live_bytes > b->live_bytes;
+        });
+        if (of_class.size() > o.top) of_class.resize(o.top);
+        top.insert(top.end(), of_class.begin(), of_class.end());
+    }
     fmt::format_to(it,
-                   "<h3>Top sites <span class=\"muted\">({} leaked, growing or plateau by "
-                   "live bytes)</span></h3>\n",
-                   top.size());
+                   "<h3>Top sites <span class=\"muted\">(the {} largest of each class: {} of {} "
+                   "leaked, growing or plateau sites, by live bytes)</span></h3>\n",
+                   o.top, top.size(), problem_sites);
     if (top.empty()) out += "<p class=\"muted\">No leaked, growing or plateau site.</p>\n";
     out += "<div class=\"site-charts\">\n";
     for (const Site* s : top) {
@@ -346,66 +354,44 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
         if (s->growth.began_at) events.push_back({"began", *s->growth.began_at});
         if (s->growth.stopped_at) events.push_back({"stopped", *s->growth.stopped_at});
         out += svg_chart(ends, one, x_label, "chart site-chart", 560, 200, events);
-        fmt::format_to(it, "<p><a href=\"#{}-stack-{}\">stack</a></p>\n</div>\n", rid, anchor(*s));
-    }
-    out += "</div>\n";
-
-    // Every site, sortable and filterable.
-    std::vector<const Site*> listed = listed_sites(r, o);
-    fmt::format_to(it,
-                   "<h3>Sites</h3>\n<div class=\"filters\" data-table=\"{0}-sites\">"
-                   "<label>filter <input type=\"search\" class=\"f-text\" "
-                   "placeholder=\"function, file, space...\"></label> "
-                   "<label>class <select class=\"f-class\"><option value=\"\">all</option>"
-                   "<option>leaked</option><option>growing</option><option>plateau</option>"
-                   "<option>stable</option></select></label> "
-                   "<span class=\"f-count muted\"></span></div>\n",
-                   rid);
-    fmt::format_to(it,
-                   "<table class=\"sites sortable\" id=\"{}-sites\"><thead><tr>"
-                   "<th data-type=\"num\">site</th><th>class</th><th>space</th>"
-                   "<th data-type=\"num\">live bytes</th><th data-type=\"num\">peak bytes</th>"
-                   "<th data-type=\"num\">lost bytes</th>"
-                   "<th data-type=\"num\">rate (bytes per {})</th>"
-                   "<th data-type=\"num\">confidence</th><th>innermost user frame</th>"
-                   "</tr></thead><tbody>\n",
-                   rid, markup_escape(clock_unit(r.time_unit)));
-    for (const Site* s : listed) {
-        fmt::format_to(it,
-                       "<tr data-class=\"{1}\"><td data-v=\"{16}\">{0}</td>"
-                       "<td><span class=\"cls {1}\">{1}</span>{2}</td><td>{3}</td>"
-                       "<td data-v=\"{4}\">{5}</td><td data-v=\"{6}\">{7}</td>"
-                       "<td data-v=\"{8}\">{9}</td><td data-v=\"{10}\">{11}</td>"
-                       "<td data-v=\"{12}\">{13}</td>"
-                       "<td><a href=\"#{14}-stack-{0}\"><code>{15}</code></a></td></tr>\n",
-                       anchor(*s), class_name(s->cls), s->suppressed ? " (suppressed)" : "",
-                       markup_escape(space_label(*s)), s->live_bytes, with_commas(s->live_bytes),
-                       s->peak_bytes, with_commas(s->peak_bytes), lost_bytes(*s),
-                       with_commas(lost_bytes(*s)), fmt::format("{:.6g}", s->growth.rate),
-                       s->growth.rate ? rate_text(s->growth.rate) : "0",
-                       fmt::format("{:.3g}", s->growth.confidence),
-                       fmt::format("{:.2g}", s->growth.confidence), rid,
-                       markup_escape(user_frame_label(*s)), s->python ? -1 - s->id : s->id);
-    }
-    out += "</tbody></table>\n";
-
-    // Stacks.
-    out += "<h3>Stacks</h3>\n<div class=\"stacks\">\n";
-    for (const Site* s : listed) {
-        fmt::format_to(it,
-                       "<details id=\"{0}-stack-{1}\" class=\"stack-of\" data-class=\"{2}\"{3}>"
-                       "<summary><span class=\"cls {2}\">{2}</span> {7} "
-                       "<span class=\"muted\">{4}, {5} bytes live</span> <code>{6}</code>"
-                       "</summary>\n",
-                       rid, anchor(*s), class_name(s->cls),
-                       s->cls == SiteClass::stable ? "" : " open", markup_escape(space_label(*s)),
-                       with_commas(s->live_bytes), markup_escape(user_frame_label(*s)),
-                       site_name(*s));
+        out += "<details class=\"card-stack\"><summary>stack</summary>\n";
         out += stack_html(s->frames, o.frames);
         if (s->python) out += sub_sites_html(r, *s, o);
-        out += "</details>\n";
+        fmt::format_to(it, "</details>\n<p><a href=\"#{}-stack-{}\">in the table</a></p>\n</div>\n",
+                       rid, anchor(*s));
     }
     out += "</div>\n";
+
+    // Every site: the page's script draws the table a page at a time from
+    // the embedded data (html_page), so the page's size and the browser's
+    // work do not grow with one DOM row per site.
+    fmt::format_to(
+        it,
+        "<h3>Sites{1}</h3>\n<div class=\"filters\" data-table=\"{0}-sites\">"
+        "<label>filter <input type=\"search\" class=\"f-text\" "
+        "placeholder=\"function, file, space...\"></label> "
+        "<label>class <select class=\"f-class\"><option value=\"\">all</option>"
+        "<option>leaked</option><option>growing</option><option>plateau</option>"
+        "<option>stable</option></select></label> "
+        "<span class=\"f-count muted\"></span></div>\n"
+        "<div class=\"pager\"><button type=\"button\" class=\"p-prev\">&larr; "
+        "previous</button><button type=\"button\" class=\"p-next\">next &rarr;"
+        "</button><span class=\"p-label muted\"></span></div>\n",
+        rid,
+        table.left_out
+            ? fmt::format(" <span class=\"muted left-out\">({} listed; the {} stable sites "
+                          "with the least live bytes are left out: --rows)</span>",
+                          table.rows.size(), table.left_out)
+            : std::string());
+    fmt::format_to(it,
+                   "<table class=\"sites\" id=\"{}-sites\"><thead><tr>"
+                   "<th>site</th><th>class</th><th>space</th><th>live bytes</th>"
+                   "<th>peak bytes</th><th>lost bytes</th><th>rate (bytes per {})</th>"
+                   "<th>confidence</th><th>innermost user frame (click: stack)</th>"
+                   "</tr></thead><tbody></tbody></table>\n"
+                   "<noscript><p>The site table needs JavaScript; <code>memgrow-report show</code> "
+                   "prints the same sites.</p></noscript>\n",
+                   rid, markup_escape(clock_unit(r.time_unit)));
 
     // Leaks grouped by stack: sites whose blocks the last scan found lost.
     struct Group {
@@ -414,6 +400,9 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
         std::vector<std::int64_t> ids;
     };
     std::map<std::string, Group> groups;
+    std::set<std::int64_t> in_table; // native sites the table lists (their links work)
+    for (const Site* s : table.rows)
+        if (!s->python) in_table.insert(s->id);
     for (const Site& s : r.sites) {
         if (!s.lost || !lost_bytes(s) || (s.suppressed && !o.suppressed)) continue;
         std::string key;
@@ -433,8 +422,10 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
         return a->lost.definite + a->lost.indirect + a->lost.possible >
                b->lost.definite + b->lost.indirect + b->lost.possible;
     });
-    fmt::format_to(it, "<h3>Leaks by stack <span class=\"muted\">({} stacks)</span></h3>\n",
-                   sorted.size());
+    fmt::format_to(it, "<h3>Leaks by stack <span class=\"muted\">({} stacks{})</span></h3>\n",
+                   sorted.size(),
+                   sorted.size() > o.leaks ? fmt::format(", the {} largest shown", o.leaks) : "");
+    if (sorted.size() > o.leaks) sorted.resize(o.leaks);
     if (!r.leak_check)
         out += "<p class=\"muted\">No leak scan ran (--leak-check=no).</p>\n";
     else if (sorted.empty())
@@ -450,8 +441,9 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
         for (const Group* g : sorted) {
             std::string ids;
             for (std::int64_t id : g->ids)
-                ids += fmt::format("{}<a href=\"#{}-stack-{}\">{}</a>", ids.empty() ? "" : ", ",
-                                   rid, id, id);
+                ids += in_table.count(id) ? fmt::format("{}<a href=\"#{}-stack-{}\">{}</a>",
+                                                        ids.empty() ? "" : ", ", rid, id, id)
+                                          : fmt::format("{}{}", ids.empty() ? "" : ", ", id);
             fmt::format_to(it,
                            "<tr><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
                            "<td data-v=\"{}\">{}</td><td>{}</td><td>{}</td></tr>\n",
@@ -464,101 +456,6 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     }
     out += "</section>\n";
 }
-
-const char* kStyle = R"(
-body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 24px 40px;color:#222}
-h1{font-size:22px;margin:16px 0 4px}h2{font-size:18px;margin:28px 0 4px;padding-top:8px;border-top:2px solid #ccc}
-h3{font-size:15px;margin:18px 0 6px}h4{font-size:14px;margin:4px 0}
-.muted{color:#777;font-weight:normal}code{font:12px ui-monospace,Menlo,Consolas,monospace}
-.meta{margin:2px 0;color:#444}
-.cls{font-weight:600}.cls.leaked{color:#c62828}.cls.growing{color:#ef6c00}.cls.plateau{color:#1565c0}.cls.stable{color:#616161}
-.site-charts{display:flex;flex-wrap:wrap;gap:12px}
-.site-card{border:1px solid #ddd;border-radius:6px;padding:8px;width:580px}
-dl.evidence{display:grid;grid-template-columns:max-content auto;gap:0 10px;margin:4px 0;font-size:13px}
-dl.evidence dt{color:#666}dl.evidence dd{margin:0}
-svg.chart{display:block;background:#fff}svg.chart text{font:11px system-ui,sans-serif;fill:#444}
-svg.chart .grid{stroke:#eee}svg.chart .axis{stroke:#888}
-svg.chart .series{fill:none;stroke-width:2}svg.chart .event{stroke-dasharray:4 3;stroke-width:1}
-table{border-collapse:collapse;font-size:13px;margin:4px 0}
-th,td{border-bottom:1px solid #e4e4e4;padding:3px 8px;text-align:left;vertical-align:top}
-td[data-v]{text-align:right;font-variant-numeric:tabular-nums}
-th{background:#f4f4f4;position:sticky;top:0}
-table.sortable th{cursor:pointer;user-select:none}
-th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
-.filters{margin:4px 0}.filters input{width:260px}
-ol.stack{margin:2px 0 6px;padding-left:28px}ol.stack li.py{background:#f3f8e8}
-.badge.py{background:#3776ab;color:#fff;border-radius:3px;padding:0 4px;font-size:11px}
-.src{color:#2e7d32}.obj{color:#777}details{margin:2px 0}summary{cursor:pointer}
-)";
-
-// Sorting and filtering the tables; nothing else. It marks <body> when it
-// ran without an exception (data-mg-ready), or with one (data-mg-error).
-const char* kScript = R"(
-(function () {
-  "use strict";
-  function fail(e) {
-    document.body.setAttribute("data-mg-error", String(e && e.message || e));
-  }
-  window.addEventListener("error", function (e) { fail(e.error || e.message); });
-  try {
-    var data = JSON.parse(document.getElementById("mg-data").textContent);
-    if (document.querySelectorAll("section.report").length !== data.reports.length)
-      throw new Error("report sections do not match the page's data");
-    function cellValue(row, col, numeric) {
-      var cell = row.cells[col];
-      if (!cell) return numeric ? 0 : "";
-      if (numeric) {
-        var v = parseFloat(cell.getAttribute("data-v"));
-        return isNaN(v) ? 0 : v;
-      }
-      return cell.textContent.toLowerCase();
-    }
-    Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
-      var heads = table.tHead.rows[0].cells;
-      Array.prototype.forEach.call(heads, function (th, col) {
-        th.addEventListener("click", function () {
-          var numeric = th.getAttribute("data-type") === "num";
-          var descending = th.getAttribute("aria-sort") !== "descending";
-          Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
-          th.setAttribute("aria-sort", descending ? "descending" : "ascending");
-          var body = table.tBodies[0];
-          var rows = Array.prototype.slice.call(body.rows);
-          rows.sort(function (a, b) {
-            var x = cellValue(a, col, numeric), y = cellValue(b, col, numeric);
-            var c = x < y ? -1 : x > y ? 1 : 0;
-            return descending ? -c : c;
-          });
-          rows.forEach(function (r) { body.appendChild(r); });
-        });
-      });
-    });
-    Array.prototype.forEach.call(document.querySelectorAll(".filters"), function (box) {
-      var table = document.getElementById(box.getAttribute("data-table"));
-      var text = box.querySelector(".f-text"), cls = box.querySelector(".f-class");
-      var count = box.querySelector(".f-count");
-      function apply() {
-        var want = text.value.toLowerCase(), c = cls.value, shown = 0;
-        var rows = table.tBodies[0].rows;
-        for (var i = 0; i < rows.length; i++) {
-          var ok = (!c || rows[i].getAttribute("data-class") === c) &&
-                   (!want || rows[i].textContent.toLowerCase().indexOf(want) >= 0);
-          rows[i].style.display = ok ? "" : "none";
-          if (ok) shown++;
-        }
-        count.textContent = shown + " of " + rows.length + " sites";
-      }
-      text.addEventListener("input", apply);
-      cls.addEventListener("change", apply);
-      apply();
-    });
-    if (!document.body.hasAttribute("data-mg-error"))
-      document.body.setAttribute("data-mg-ready", String(data.reports.length));
-  } catch (e) {
-    fail(e);
-    throw e;
-  }
-})();
-)";
 
 } // namespace
 
@@ -660,7 +557,7 @@ std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o) 
                    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
                    "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-                   markup_escape(o.title), kStyle, markup_escape(o.title));
+                   markup_escape(o.title), kHtmlStyle, markup_escape(o.title));
     fmt::format_to(it, "<p class=\"meta\">{} report{} (one section per process)</p>\n",
                    reports.size(), reports.size() == 1 ? "" : "s");
     if (reports.size() > 1) {
@@ -674,24 +571,33 @@ std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o) 
         }
         out += "</ul>\n";
     }
+    std::vector<TableSites> tables;
+    for (const Report& r : reports)
+        tables.push_back(table_sites(r, o));
     for (std::size_t i = 0; i < reports.size(); ++i)
-        report_section(out, reports[i], i, o);
+        report_section(out, reports[i], i, tables[i], o);
 
-    // What the script reads: the reports' names and sizes.
-    std::string data = "{\"reports\":[";
+    // What the script reads: per report, its name and its site table's
+    // data (site_table_data); compact, without spaces.
+    nlohmann::json data = {
+        {"options", {{"frames", o.frames}, {"page", std::max<std::size_t>(1, o.page)}}},
+        {"reports", nlohmann::json::array()}};
     for (std::size_t i = 0; i < reports.size(); ++i) {
         const Report& r = reports[i];
-        data += fmt::format("{}{{\"file\":{},\"pid\":{},\"command\":[", i ? "," : "",
-                            json_string(r.path), r.pid);
-        for (std::size_t k = 0; k < r.command.size(); ++k)
-            data += (k ? "," : "") + json_string(r.command[k]);
-        data += fmt::format("],\"buckets\":{},\"sites\":{}}}", r.buckets.size(), r.sites.size());
+        nlohmann::json d = site_table_data(r, tables[i].rows, 3);
+        d["file"] = r.path;
+        d["pid"] = r.pid;
+        d["command"] = r.command;
+        d["buckets"] = r.buckets.size();
+        d["sites"] = r.sites.size();
+        data["reports"].push_back(std::move(d));
     }
-    data += "]}";
+    // Bytes that are not UTF-8 (a hostile report) become U+FFFD.
+    std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     fmt::format_to(it,
                    "<script id=\"mg-data\" type=\"application/json\">{}</script>\n"
                    "<script>{}</script>\n</body>\n</html>\n",
-                   script_safe(data), kScript);
+                   script_safe(text), kHtmlScript);
     return out;
 }
 

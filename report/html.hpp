@@ -1,11 +1,17 @@
 // The page `memgrow-report html` writes: one self-contained HTML file (no
 // network at view time) with, per report, a chart of total live bytes by
-// space, a chart per top site, sortable and filterable site tables, stacks
-// and leaks grouped by stack. Charts are inline SVG drawn here; a little
-// inline JavaScript only sorts and filters the tables.
+// space, a card with evidence and chart for each of the top sites of each
+// class, the whole site table and leaks grouped by stack. Its size and the
+// browser's work stay bounded however many sites a report has: the cards and
+// charts (inline SVG drawn here) are few, and the table is one page of rows
+// at a time, drawn by the page's own script from compact embedded data
+// (sites as small arrays, frames and stacks interned), each stack drawn when
+// its site is opened.
 #pragma once
 
 #include "report/model.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -15,9 +21,12 @@
 namespace mg::report {
 
 struct HtmlOptions {
-    std::size_t top = 10;    // site charts: the top N leaked/growing/plateau sites by live bytes
-    std::size_t frames = 12; // frames shown per stack
-    bool suppressed = false; // list suppressed sites too
+    std::size_t top = 10; // site cards: the top N leaked, growing and plateau sites of each class
+    std::size_t frames = 12;  // frames shown per stack
+    std::size_t page = 100;   // rows per page of the site table
+    std::size_t leaks = 50;   // rows of the leaks-by-stack table
+    std::size_t rows = 20000; // site table rows at most (0: all): the smallest stable sites go
+    bool suppressed = false;  // list suppressed sites too
     std::string title = "memgrow report";
 };
 
@@ -42,6 +51,20 @@ struct ChartEvent {
 std::string svg_chart(const std::vector<std::int64_t>& ends, const std::vector<ChartSeries>& series,
                       const std::string& x_label, const std::string& css_class, int width,
                       int height, const std::vector<ChartEvent>& events = {});
+
+// The site table's data for the page's script: {"s": strings, "f": frames
+// ([function, file, line, object, python], strings by index, -1 for none),
+// "n": stack nodes (flat pairs: frame, caller node or -1), "rows": one array
+// per listed site: [id, python, class (0 stable .. 3 leaked), space (a
+// string), live, peak, lost bytes, rate, confidence, the naming frame, the
+// stack's node, the number of native sub-sites, the largest `subs` live ones
+// as [id, class, live bytes, live blocks, node], suppressed]}.
+nlohmann::json site_table_data(const Report& r, const std::vector<const Site*>& listed,
+                               std::size_t subs);
+
+// The page's own style sheet and script (report/html_assets.cpp).
+extern const char* const kHtmlStyle;
+extern const char* const kHtmlScript;
 
 // The whole page for these reports, one section per report.
 std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o);

@@ -68,7 +68,8 @@ void print_suite(std::string& out, const Suite& suite) {
         fmt::format_to(it, "    <testcase classname=\"{}\" name=\"{}\"{}>\n",
                        markup_escape(classname), markup_escape(name), attrs);
         std::string evidence = evidence_text(*suite.report, *s);
-        if (s->python) evidence = python_headline(*suite.report, *s) + ": " + evidence;
+        evidence =
+            (s->python ? python_headline(*suite.report, *s) : site_title(*s)) + ": " + evidence;
         if (s->suppressed)
             fmt::format_to(it, "      <skipped message=\"{}\"/>\n",
                            markup_escape("suppressed by " + s->suppression));

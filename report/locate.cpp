@@ -1,7 +1,7 @@
 // The innermost-user-frame rule (report/locate.hpp).
 #include "report/locate.hpp"
 
-#include "core/py_user.hpp"
+#include "core/site_name.hpp"
 #include "report/site_key.hpp"
 #include "report/text.hpp"
 
@@ -14,44 +14,58 @@ namespace mg::report {
 
 namespace {
 
-bool starts_with(const std::string& s, const char* prefix) {
-    return s.rfind(prefix, 0) == 0;
+const char* c_str(const std::optional<std::string>& s) {
+    return s ? s->c_str() : nullptr;
+}
+
+NameRank rank_of(const Frame& f) {
+    return name_rank(c_str(f.function), c_str(f.file), c_str(f.object), f.python);
 }
 
 } // namespace
 
 bool is_system_path(const std::string& path) {
-    for (const char* dir :
-         {"/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/libexec/",
-          "/usr/include/", "/usr/share/", "/usr/local/lib/"})
-        if (starts_with(path, dir)) return true;
-    return false;
+    return system_path(path.c_str());
 }
 
 bool is_system_object(const std::string& object) {
-    if (is_system_path(object)) return true;
-    std::string name = base_name(object);
-    for (const char* prefix :
-         {"libc.so", "libc-", "ld-linux", "ld.so", "ld64.so", "libstdc++", "libgcc_s", "libm.so",
-          "libm-", "libpthread", "libdl.so", "librt.so", "libpython", "vgpreload_"})
-        if (starts_with(name, prefix)) return true;
-    return false;
+    return system_object(object.c_str());
 }
 
 bool is_user_frame(const Frame& f) {
-    if (!f.file || f.file->empty() || (*f.file)[0] == '<') return false;
-    if (is_system_path(*f.file)) return false;
-    if (f.python && python_library_file(f.file->c_str())) return false;
-    if (f.object && is_system_object(*f.object)) return false;
-    return true;
+    return rank_of(f) == NameRank::user;
 }
 
 std::optional<SiteLocation> locate_site(const Site& s) {
-    for (std::size_t i = 0; i < s.frames.size(); ++i)
-        if (is_user_frame(s.frames[i])) return SiteLocation{i, true};
-    for (std::size_t i = 0; i < s.frames.size(); ++i)
-        if (s.frames[i].file && !s.frames[i].file->empty()) return SiteLocation{i, false};
-    return std::nullopt;
+    // The naming rule, among the frames with a source file (a location).
+    std::optional<SiteLocation> best;
+    NameRank best_rank = NameRank::unknown;
+    for (std::size_t i = 0; i < s.frames.size(); ++i) {
+        const Frame& f = s.frames[i];
+        if (!f.file || f.file->empty()) continue;
+        NameRank r = rank_of(f);
+        if (!best || static_cast<int>(r) < static_cast<int>(best_rank)) {
+            best = SiteLocation{i, r == NameRank::user};
+            best_rank = r;
+        }
+        if (r == NameRank::user) break;
+    }
+    return best;
+}
+
+std::optional<std::size_t> name_frame(const Site& s) {
+    SiteNamer n;
+    for (const Frame& f : s.frames) {
+        n.offer(c_str(f.function), c_str(f.file), c_str(f.object), f.python);
+        if (n.settled()) break;
+    }
+    if (!n.any) return std::nullopt;
+    return n.index;
+}
+
+std::string site_title(const Site& s) {
+    auto at = name_frame(s);
+    return at ? frame_label(s.frames[*at]) : std::string("(no frames)");
 }
 
 std::vector<const Site*> leading_sites(const Report& r) {

@@ -1,6 +1,7 @@
-// Where a site "is" for the CI formats (SARIF, JUnit): the innermost frame of
-// its stack in the user's own code, not in the C library, the C++ runtime,
-// the Python interpreter or memgrow's preload (docs/memgrow-report.md).
+// Where a site "is" and what it is called, in every view (show, html, SARIF,
+// JUnit): the innermost frame of its stack in the user's own code, not in the
+// C library, the C++ runtime, the Python interpreter or memgrow's preload
+// (core/site_name.hpp holds the rule, shared with the tool's log).
 #pragma once
 
 #include "report/model.hpp"
@@ -13,14 +14,16 @@
 
 namespace mg::report {
 
-// A path of the system: under /lib, /lib64, /usr/lib, /usr/lib64,
-// /usr/libexec, /usr/include, /usr/share, /usr/local/lib (installed
-// libraries, their headers and Python's standard library).
+// A path of the system: under /bin, /lib, /lib64, /usr/bin, /usr/lib,
+// /usr/lib64, /usr/libexec, /usr/include, /usr/share, /usr/local/lib
+// (installed programs, libraries, their headers and Python's standard
+// library).
 bool is_system_path(const std::string& path);
 
 // An ELF object of the system or of the runtime: a system path, or a file
 // named like libc, ld.so, libstdc++, libgcc_s, libm, libpthread, libdl,
-// librt, libpython or a Valgrind preload (vgpreload_*), wherever it lies.
+// librt, python*, libpython or a Valgrind preload (vgpreload_*), wherever it
+// lies.
 bool is_system_object(const std::string& object);
 
 // A frame of the user's code: it has a source file (not a pseudo-file such
@@ -33,9 +36,19 @@ struct SiteLocation {
     bool user = false;     // false: no user frame, the innermost frame with a file
 };
 
-// The innermost user frame; else the innermost frame with a source file;
+// The innermost user frame; else, among the frames with a source file, the
+// best by the naming rule (a Python library line before native code);
 // nullopt when no frame has one.
 std::optional<SiteLocation> locate_site(const Site& s);
+
+// The index of the frame that names the site (core/site_name.hpp): like
+// locate_site, but a frame of the program without a source file counts;
+// nullopt for a site without frames.
+std::optional<std::size_t> name_frame(const Site& s);
+
+// "cache_response (leaky_service.c:35)": the site's name in every view;
+// "(no frames)" without frames.
+std::string site_title(const Site& s);
 
 // The evidence for a leaked or growing site in one sentence, for the CI
 // formats: "leaked: 3,200 bytes definitely and 0 indirectly lost; ..." with

@@ -94,12 +94,10 @@ json sarif_log(const std::vector<Report>& reports, const SarifOptions& o) {
                            {"ruleIndex", leaked ? 0 : 1},
                            {"level", leaked ? "error" : "warning"}};
             auto at = locate_site(s);
-            std::string where = s.frames.empty() ? std::string("an unknown stack")
-                                                 : frame_label(s.frames[at ? at->frame : 0]);
+            // Led by the site's name, as in show and the log.
             result["message"] = {
-                {"text", s.python
-                             ? fmt::format("{}: {}", python_headline(r, s), evidence_text(r, s))
-                             : fmt::format("{} (allocated in {})", evidence_text(r, s), where)}};
+                {"text", fmt::format("{}: {}", s.python ? python_headline(r, s) : site_title(s),
+                                     evidence_text(r, s))}};
             json locations = json::array();
             if (at) {
                 const Frame& f = s.frames[at->frame];

@@ -183,7 +183,10 @@ std::string show_report(const Report& r, const ShowOptions& o) {
         std::size_t n = std::min(o.top, list.size());
         for (std::size_t i = 0; i < n; ++i) {
             fmt::format_to(it, "\n{} {} of {}: ", upper(class_name(order[c])), i + 1, list.size());
-            if (list[i]->python) fmt::format_to(it, "{}\n  ", python_headline(r, *list[i]));
+            // The site's name first: the Python headline, or the innermost
+            // frame of the program's own code.
+            fmt::format_to(it, "{}\n  ",
+                           list[i]->python ? python_headline(r, *list[i]) : site_title(*list[i]));
             print_site(out, r, *list[i], o);
         }
     }

@@ -74,10 +74,13 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
     if (first) VG_(umsg)("   (no frames)\n");
     if (r.site < a.n_sites) {
         const Growth& g = a.growth[r.site];
+        HChar title[256];
+        site_title(s, title, sizeof title);
         VG_(umsg)
-        (" memgrow: site %u grew as %s: %'llu bytes in %'llu blocks live %s, peak %'llu\n", r.site,
-         class_name(a.growth_class[r.site]), static_cast<ULong>(s->clock.live), s->live_blocks,
-         tl.torn_down ? "at teardown" : "now", s->peak_bytes);
+        (" memgrow: site %u, %s, grew as %s: %'llu bytes in %'llu blocks live %s, peak %'llu\n",
+         r.site, title[0] ? title : "(no frames)", class_name(a.growth_class[r.site]),
+         static_cast<ULong>(s->clock.live), s->live_blocks, tl.torn_down ? "at teardown" : "now",
+         s->peak_bytes);
         if (g.marks_used) VG_(umsg)
         (" memgrow: %u of %u repetitions (marks) added to it\n", g.marks_adding, g.marks_used);
     }

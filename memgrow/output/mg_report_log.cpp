@@ -78,12 +78,13 @@ void print_evidence(const Growth& g) {
 }
 
 void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
-    HChar cls[16];
+    HChar cls[16], title[256];
     upper_class_name(g.cls, cls);
+    site_title(s, title, sizeof title); // the frame of the program's own code
     VG_(umsg)
-    ("%s %llu of %llu: %'llu bytes in %'llu blocks live (peak %'llu), %s space\n", cls,
-     static_cast<ULong>(rank), of, static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
-     space_name(s->space));
+    ("%s %llu of %llu: %s, %'llu bytes in %'llu blocks live (peak %'llu), %s space\n", cls,
+     static_cast<ULong>(rank), of, title[0] ? title : "(no frames)",
+     static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes, space_name(s->space));
     print_evidence(g);
     bool first = true;
     for_each_frame(s, print_frame, &first);

@@ -1,5 +1,5 @@
 #include "records/mg_symbols.hpp"
-#include "core/py_user.hpp"
+#include "core/site_name.hpp"
 #include "python/mg_python.hpp"
 
 namespace mg {
@@ -148,33 +148,38 @@ void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor vis
 
 namespace {
 
-struct Titles {
-    HChar user[256], python[256], native[256];
+// The rule is core/site_name.hpp's, shared with memgrow-report: the
+// innermost frame of the program's own code names the site.
+struct Title {
+    SiteNamer namer;
+    HChar text[256];
 };
 
+const HChar* base_name(const HChar* path) {
+    const HChar* slash = VG_(strrchr)(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 void take_title(const Frame& f, void* ctx) {
-    auto* t = static_cast<Titles*>(ctx);
-    if (!f.function) return;
-    HChar* slot = nullptr;
-    if (f.python && f.file) {
-        if (!t->user[0] && !python_library_file(f.file))
-            slot = t->user;
-        else if (!t->python[0])
-            slot = t->python;
-    } else if (!t->native[0] && f.file && f.object && VG_(strncmp)(f.object, "/usr/lib", 8) != 0 &&
-               VG_(strncmp)(f.object, "/lib", 4) != 0) {
-        slot = t->native;
-    }
-    if (slot) VG_(snprintf)(slot, sizeof t->user, "%s (%s:%d)", f.function, f.file, f.line);
+    auto* t = static_cast<Title*>(ctx);
+    if (t->namer.settled()) return;
+    t->namer.offer(f.function, f.file, f.object, f.python);
+    if (t->namer.index + 1 != t->namer.seen) return; // not better than the one kept
+    const HChar* fn = f.function ? f.function : "???";
+    if (f.file)
+        VG_(snprintf)(t->text, sizeof t->text, "%s (%s:%d)", fn, base_name(f.file), f.line);
+    else if (f.object)
+        VG_(snprintf)(t->text, sizeof t->text, "%s (in %s)", fn, base_name(f.object));
+    else
+        VG_(snprintf)(t->text, sizeof t->text, "%s", fn);
 }
 
 } // namespace
 
 void site_title(const Site* s, HChar* out, SizeT size) {
-    Titles t{};
+    Title t{};
     for_each_frame(s, take_title, &t);
-    const HChar* best = t.user[0] ? t.user : t.python[0] ? t.python : t.native;
-    VG_(snprintf)(out, size, "%s", best);
+    VG_(snprintf)(out, size, "%s", t.text);
 }
 
 } // namespace mg

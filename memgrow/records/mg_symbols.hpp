@@ -25,10 +25,11 @@ inline void for_each_frame(const Site* s, FrameVisitor visit, void* ctx) {
     for_each_frame(s->frames, s->n_frames, s->epoch, visit, ctx);
 }
 
-// The name a person knows the site by, "function (file:line)": its innermost
-// Python frame in the program's own code (not the standard library or an
-// installed package), else its innermost Python frame, else its innermost
-// native frame outside the system's libraries; "" when none has a name.
+// The name a person knows the site by, "function (file:line)" with the
+// file's directory dropped: its innermost frame in the program's own code,
+// not in the C library, the loader, the C++ runtime, the interpreter or a
+// Python library (core/site_name.hpp, the rule memgrow-report uses too);
+// "" for a site without frames.
 void site_title(const Site* s, HChar* out, SizeT size);
 
 } // namespace mg

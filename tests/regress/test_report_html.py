@@ -6,10 +6,19 @@ one point per bucket (the total by space and one chart per top site), and a
 screenshot is kept as a test artifact ($MG_BUILD_DIR/tests/artifacts/
 report.png). Report text that looks like markup stays text. Bad input exits 2
 naming the file.
+
+The page stays bounded on a report of many sites (a synthetic one of 2,345):
+no DOM row per site in the file, cards for the top sites of each class only,
+the table drawn a page of 100 rows at a time in the listed order (Python
+sites, then class, then live bytes), a page reachable by its link
+(#r0-page-P), and a site's stack drawn only when the site is opened
+(#r0-stack-ID); with --rows, the stable sites with the least live bytes are
+left out of the table and counted.
 """
 import html.parser
 import json
 import os
+import random
 import re
 import shutil
 import subprocess
@@ -89,6 +98,52 @@ class Charts(html.parser.HTMLParser):
 
 
 memgrow_report = mgtest.memgrow_report
+
+CLASSES = ["stable", "plateau", "growing", "leaked"]
+
+
+def many_sites_report(n, buckets=12):
+    """A format-1 report of n sites: random classes and sizes, frames from a
+    small pool (so stacks share callers), one site in 10 suppressed."""
+    rnd = random.Random(5)
+    width = 4096
+    funcs = [f"fn_{i}" for i in range(40)]
+    sites = []
+    for i in range(n):
+        cls = rnd.choice(CLASSES[:1] * 6 + CLASSES[1:])
+        live = rnd.randint(0, 1 << 20)
+        series = sorted(rnd.randint(0, live) for _ in range(buckets - 1)) + [live]
+        depth = rnd.randint(3, 9)
+        frames = [{"function": rnd.choice(funcs), "file": f"src/f{rnd.randint(0, 9)}.c",
+                   "line": rnd.randint(1, 500), "object": "/opt/app/server", "python": False,
+                   "ip": "0x401000"} for _ in range(depth)]
+        frames.insert(0, {"function": "malloc", "file": "vg_replace_malloc.c", "line": 446,
+                          "object": "/usr/libexec/valgrind/vgpreload_memgrow-amd64-linux.so",
+                          "python": False, "ip": "0x4848000"})
+        sites.append({
+            "id": i, "space": "host", "class": cls, "live_bytes": live, "live_blocks": 1,
+            "peak_bytes": live, "allocated_bytes": live, "allocated_blocks": 1,
+            "at_exit_bytes": live, "at_exit_blocks": 1, "suppressed": i % 10 == 9,
+            "growth": {"class": cls, "rule": "trend" if cls == "growing" else "none",
+                       "rate": rnd.random(), "rate_per_bucket": 1.0, "rate_per_mark": None,
+                       "confidence": rnd.random(), "began_at": None, "stopped_at": None,
+                       "marks_used": 0, "marks_adding": 0, "released_at_end": False},
+            "series": series, "frames": frames})
+    return {"memgrow": 1, "command": ["./server"], "pid": 77, "ppid": 1, "time_unit": "B",
+            "bucket_width": width, "warmup_end": width, "teardown_at": buckets * width,
+            "teardown": "exit", "marks": {"count": 0, "first_at": 0, "per_bucket": 1},
+            "buckets": [{"end": (k + 1) * width, "live_bytes": k, "allocated_bytes": width,
+                         "freed_bytes": 0,
+                         "spaces": {"host": {"live_bytes": k, "allocated_bytes": width,
+                                             "freed_bytes": 0}}} for k in range(buckets)],
+            "sites": sites, "errors": []}
+
+
+def table_rows(dom, table_id):
+    """The rows of a table in a DOM: (first cell's text, tr attributes) of each."""
+    start = dom.index(f'id="{table_id}"')
+    body = dom[dom.index("<tbody>", start):dom.index("</tbody>", start)]
+    return re.findall(r'<tr([^>]*)><td[^>]*>([^<]*)</td>', body)
 
 
 class ReportHtml(unittest.TestCase):
@@ -217,6 +272,67 @@ class ReportHtml(unittest.TestCase):
         self.assertEqual(body.get("data-mg-ready"), "1", body)
         self.assertNotIn("data-pwned", body)
         self.assertIn("&lt;img src=x onerror=alert(1)&gt;", dom)
+
+    def test_a_stack_is_drawn_when_its_site_is_opened(self):
+        # Not in the table before: no pre-rendered stack rows.
+        self.assertNotIn('class="detail"', self.dom)
+        forget = sites_at(self.reports[0], function="forget")[0]
+        dom, log = browse(self.page + f"#r0-stack-{forget['id']}", "--dump-dom")
+        self.assertEqual(console_errors(log), [], log)
+        detail = re.search(r'<tr class="detail" id="r0-stack-%d">(.*?)</tr>' % forget["id"], dom,
+                           re.S)
+        self.assertTrue(detail, dom[-3000:])
+        self.assertIn("<code>forget</code>", detail.group(1))
+        self.assertRegex(detail.group(1), r'<span class="src">[^<]*gains_leak\.c:\d+</span>')
+
+    def test_many_sites_stay_bounded_and_page(self):
+        report = many_sites_report(2345)
+        path = os.path.join(self.tmp, "many.json")
+        with open(path, "w") as f:
+            json.dump(report, f)
+        page = os.path.join(self.tmp, "many.html")
+        p = memgrow_report("html", path, "-o", page, "--top", "4")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(page) as f:
+            text = f.read()
+        # No row per site in the file; one card per top site of each class.
+        self.assertLess(text.count("<tr"), 20)
+        self.assertEqual(text.count('class="site-card"'), 12)  # 4 leaked, growing, plateau
+        listed = [s for s in report["sites"] if not s["suppressed"]]
+        order = sorted(listed, key=lambda s: (-CLASSES.index(s["class"]), -s["live_bytes"]))
+        pages = (len(listed) + 99) // 100
+        for number in (1, 3, pages):
+            with self.subTest(page=number):
+                dom, log = browse(page + f"#r0-page-{number}", "--dump-dom")
+                self.assertEqual(console_errors(log), [], log)
+                self.assertIn('data-mg-ready="1"', dom)
+                table = re.search(r'<table class="sites" id="r0-sites"([^>]*)>', dom).group(1)
+                self.assertIn(f'data-page="{number}"', table)
+                self.assertIn(f'data-pages="{pages}"', table)
+                self.assertIn(f'data-shown="{len(listed)}"', table)
+                rows = table_rows(dom, "r0-sites")
+                want = order[(number - 1) * 100:number * 100]
+                self.assertEqual([int(cell) for _, cell in rows], [s["id"] for s in want])
+                # The site's name is its frame of the program, not the allocator.
+                self.assertNotIn("<code>malloc (vg_replace_malloc.c:446)</code>", dom)
+                # Its charts: the total and the cards'.
+                charts = self.charts(dom).charts
+                self.assertEqual(len([c for c in charts if "site-chart" in c["class"]]), 12)
+                self.assertIn(f"{len(listed)} of {len(listed)} sites", dom)
+        # A cap on the rows leaves out the smallest stable sites, and says so.
+        capped = os.path.join(self.tmp, "capped.html")
+        p = memgrow_report("html", path, "-o", capped, "--rows", "1000")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        dom, log = browse(capped + "#r0-page-10", "--dump-dom")
+        self.assertEqual(console_errors(log), [], log)
+        self.assertIn('data-shown="1000"', dom)
+        self.assertIn(f"the {len(listed) - 1000} stable sites with the least live bytes are left "
+                      "out", dom)
+        problems = [s for s in order if s["class"] != "stable"]
+        stable = sorted((s for s in listed if s["class"] == "stable"),
+                        key=lambda s: -s["live_bytes"])[:1000 - len(problems)]
+        self.assertEqual([int(cell) for _, cell in table_rows(dom, "r0-sites")],
+                         [s["id"] for s in (problems + stable)[900:1000]])
 
     def test_bad_input_exits_2_naming_the_file(self):
         bad = {"truncated.json": b'{"memgrow": 1, "sites": [', "empty.json": b"",
