@@ -36,11 +36,18 @@ UChar align_code(SizeT orig_align, SizeT align) {
     return code;
 }
 
+void release(const FreedBlock& f) {
+    if (f.size > kZeroWhenAllocatedMax && zeroing())
+        VG_(memset)(reinterpret_cast<void*>(f.addr), 0, f.size);
+    VG_(cli_free)(reinterpret_cast<void*>(f.addr));
+}
+
 // orig_align: what the program asked for (memalign, aligned new), else 0.
 void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero,
                 SizeT orig_align = 0) {
     // A "negative" size is a caller's bug; malloc must fail, not abort.
     if (static_cast<SSizeT>(size) < 0) return nullptr;
+    quarantine_trim(release);
     void* p = VG_(cli_malloc)(align, size);
     if (!p) return nullptr;
     if (zero || (size <= kZeroWhenAllocatedMax && zeroing())) VG_(memset)(p, 0, size);
@@ -63,12 +70,6 @@ bool kind_matches(AllocKind k, FreeCall c) {
     default:
         return k == AllocKind::malloc;
     }
-}
-
-void release(const FreedBlock& f) {
-    if (f.size > kZeroWhenAllocatedMax && zeroing())
-        VG_(memset)(reinterpret_cast<void*>(f.addr), 0, f.size);
-    VG_(cli_free)(reinterpret_cast<void*>(f.addr));
 }
 
 // Where a block was freed, kept for a later double free's message.
@@ -97,7 +98,7 @@ bool drop_block(ThreadId tid, void* p, FreeCall call) {
     FreedBlock f{a, b->size, b->site, free_stack(tid), b->kind};
     abits_make(a, b->size, false); // a use after free, while quarantined
     block_dispose(b);
-    quarantine_push(f, release);
+    quarantine_push(f);
     return true;
 }
 

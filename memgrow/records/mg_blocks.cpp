@@ -97,7 +97,7 @@ Block** blocks_snapshot(Table t, UInt* n) {
     return reinterpret_cast<Block**>(VG_(HT_to_array)(tables[static_cast<UInt>(t)], n));
 }
 
-void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&)) {
+void quarantine_push(const FreedBlock& f) {
     auto* n = static_cast<FreedNode*>(VG_(allocEltPA)(freed_pool));
     n->f = f;
     n->next = nullptr;
@@ -114,6 +114,11 @@ void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&)) {
     }
     freed_bytes += f.size;
     ++freed_count;
+}
+
+// As memcheck, at the next allocation, not at the free: a block larger than
+// the whole queue is still caught until then.
+void quarantine_trim(void (*release)(const FreedBlock&)) {
     while (freed_bytes > clo.freelist_vol)
         release_oldest(release);
 }

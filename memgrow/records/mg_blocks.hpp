@@ -71,10 +71,12 @@ Block* block_bracketing(Table t, Addr a, SizeT rz);
 Block** blocks_snapshot(Table t, UInt* n);
 
 // Holds a freed host block back from reuse (--freelist-vol bytes, the
-// blocks of --freelist-big-blocks bytes or more released first, as memcheck); `release` is called
-// for each block that leaves the quarantine to make room (possibly f itself, when it is larger than
-// the whole quarantine).
-void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&));
+// blocks of --freelist-big-blocks bytes or more released first, as memcheck).
+void quarantine_push(const FreedBlock& f);
+// Releases the oldest blocks, the big ones first, until the quarantine holds
+// at most --freelist-vol bytes; called before each allocation (memcheck's
+// moment), `release` for each block that leaves.
+void quarantine_trim(void (*release)(const FreedBlock&));
 // The quarantined block at addr, if any (a double free).
 const FreedBlock* quarantine_find(Addr addr);
 // The quarantined block whose payload holds a, else one whose payload or
