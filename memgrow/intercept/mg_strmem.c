@@ -294,6 +294,8 @@ RAWMEMCHR(LDSO, __rawmemchr)
 MEMCMP(LIBC, memcmp)
 MEMCMP(LIBC, __GI_memcmp)
 MEMCMP(LIBC, bcmp)
+/* glibc 2.35's equality-only memcmp, which GCC 12 and later call. */
+MEMCMP(LIBC, __memcmpeq)
 MEMCMP(LDSO, memcmp)
 MEMCMP(LDSO, bcmp)
 
@@ -462,5 +464,99 @@ mg_wchar* VG_REPLACE_FUNCTION_EZU(20440, LIBC, wmemset)(mg_wchar* s, mg_wchar c,
 mg_wchar* VG_REPLACE_FUNCTION_EZU(20440, LIBC, wmemset)(mg_wchar* s, mg_wchar c, mg_size n) {
     for (mg_size i = 0; i < n; i++)
         s[i] = c;
+    return s;
+}
+
+mg_wchar* VG_REPLACE_FUNCTION_EZU(20450, LIBC, wcscat)(mg_wchar* d, const mg_wchar* s);
+mg_wchar* VG_REPLACE_FUNCTION_EZU(20450, LIBC, wcscat)(mg_wchar* d, const mg_wchar* s) {
+    mg_wchar* r = d;
+    while (*d)
+        d++;
+    while ((*d++ = *s++))
+        ;
+    return r;
+}
+
+mg_wchar* VG_REPLACE_FUNCTION_EZU(20460, LIBC, wcsncpy)(mg_wchar* d, const mg_wchar* s, mg_size n);
+mg_wchar* VG_REPLACE_FUNCTION_EZU(20460, LIBC, wcsncpy)(mg_wchar* d, const mg_wchar* s, mg_size n) {
+    mg_size i = 0;
+    for (; i < n && s[i]; i++)
+        d[i] = s[i];
+    for (; i < n; i++)
+        d[i] = 0;
+    return d;
+}
+
+mg_wchar* VG_REPLACE_FUNCTION_EZU(20470, LIBC, wcpcpy)(mg_wchar* d, const mg_wchar* s);
+mg_wchar* VG_REPLACE_FUNCTION_EZU(20470, LIBC, wcpcpy)(mg_wchar* d, const mg_wchar* s) {
+    while ((*d = *s))
+        d++, s++;
+    return d;
+}
+
+mg_wchar* VG_REPLACE_FUNCTION_EZU(20480, LIBC, wcsncat)(mg_wchar* d, const mg_wchar* s, mg_size n);
+mg_wchar* VG_REPLACE_FUNCTION_EZU(20480, LIBC, wcsncat)(mg_wchar* d, const mg_wchar* s, mg_size n) {
+    mg_wchar* r = d;
+    while (*d)
+        d++;
+    for (; n && *s; n--)
+        *d++ = *s++;
+    *d = 0;
+    return r;
+}
+
+#define STPNCPY(soname, fnname)                                                                    \
+    char* VG_REPLACE_FUNCTION_EZU(20490, soname, fnname)(char* d, const char* s, mg_size n);       \
+    char* VG_REPLACE_FUNCTION_EZU(20490, soname, fnname)(char* d, const char* s, mg_size n) {      \
+        mg_size i = 0;                                                                             \
+        for (; i < n && s[i]; i++)                                                                 \
+            d[i] = s[i];                                                                           \
+        char* end = d + i;                                                                         \
+        for (; i < n; i++)                                                                         \
+            d[i] = 0;                                                                              \
+        return end;                                                                                \
+    }
+STPNCPY(LIBC, stpncpy)
+STPNCPY(LIBC, __stpncpy)
+
+/* The locale argument is ignored: see strcasecmp above. */
+int VG_REPLACE_FUNCTION_EZU(20140, LIBC, strcasecmp_l)(const char* a, const char* b, void* loc);
+int VG_REPLACE_FUNCTION_EZU(20140, LIBC, strcasecmp_l)(const char* a, const char* b, void* loc) {
+    const unsigned char* x = (const unsigned char*)a;
+    const unsigned char* y = (const unsigned char*)b;
+    (void)loc;
+    while (*x && mg_lower(*x) == mg_lower(*y))
+        x++, y++;
+    return mg_lower(*x) - mg_lower(*y);
+}
+
+int VG_REPLACE_FUNCTION_EZU(20150, LIBC, strncasecmp_l)(const char* a, const char* b, mg_size n,
+                                                        void* loc);
+int VG_REPLACE_FUNCTION_EZU(20150, LIBC, strncasecmp_l)(const char* a, const char* b, mg_size n,
+                                                        void* loc) {
+    const unsigned char* x = (const unsigned char*)a;
+    const unsigned char* y = (const unsigned char*)b;
+    (void)loc;
+    for (; n; n--, x++, y++) {
+        if (mg_lower(*x) != mg_lower(*y)) return mg_lower(*x) - mg_lower(*y);
+        if (!*x) return 0;
+    }
+    return 0;
+}
+
+void* VG_REPLACE_FUNCTION_EZU(20500, LIBC, __mempcpy_chk)(void* d, const void* s, mg_size n,
+                                                          mg_size dn);
+void* VG_REPLACE_FUNCTION_EZU(20500, LIBC, __mempcpy_chk)(void* d, const void* s, mg_size n,
+                                                          mg_size dn) {
+    if (dn < n) __builtin_trap();
+    return (char*)mg_move(d, s, n) + n;
+}
+
+void* VG_REPLACE_FUNCTION_EZU(20510, LIBC, __memset_chk)(void* s, int c, mg_size n, mg_size dn);
+void* VG_REPLACE_FUNCTION_EZU(20510, LIBC, __memset_chk)(void* s, int c, mg_size n, mg_size dn) {
+    unsigned char* p = (unsigned char*)s;
+    if (dn < n) __builtin_trap();
+    for (mg_size i = 0; i < n; i++)
+        p[i] = (unsigned char)c;
     return s;
 }
