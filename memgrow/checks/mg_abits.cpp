@@ -145,6 +145,10 @@ UChar* const* abits_primary() {
     return primary;
 }
 
+const UChar* abits_distinguished(bool addressable) {
+    return addressable ? all_access : no_access;
+}
+
 ULong abits_secondaries() {
     return n_secondaries;
 }

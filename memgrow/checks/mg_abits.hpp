@@ -31,6 +31,9 @@ void abits_make(Addr a, SizeT len, bool addressable);
 bool abits_first_bad(Addr a, SizeT len, Addr* bad);
 // The primary table, for the inline check.
 UChar* const* abits_primary();
+// The shared bitmap of chunks all addressable (true) or all not (false):
+// never written (the inline stack update checks it is not one of them).
+const UChar* abits_distinguished(bool addressable);
 // Secondaries allocated (each kAbitsSecBytes + kAbitsSlack bytes).
 ULong abits_secondaries();
 

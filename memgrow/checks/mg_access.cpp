@@ -135,19 +135,69 @@ IRExpr* atom(IRSB* sb, IRExpr* a) {
     return isIRAtom(a) ? a : tmp(sb, Ity_I64, a);
 }
 
-// A write of SP: the helper gets the old and new values.
-void add_sp_change(IRSB* sb, const VexGuestLayout* layout, IRExpr* old_sp, IRExpr* new_sp) {
-    IRDirty* d = unsafeIRDirty_0_N(
+// A write of SP. A move of 8 bytes (a call, a return, a push, a pop) with
+// SP 8-aligned changes exactly one bitmap byte: written inline when the
+// chunk has a bitmap of its own (else into a scratch byte); any other move
+// calls the helper with the old and new values.
+UChar sp_scratch;
+
+void add_sp_change(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
+    constexpr ULong kRedZone = VG_STACK_REDZONE_SZB;
+    IRExpr* d = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, old_sp, new_sp));
+    IRExpr* push = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, d, c64(8)));
+    IRExpr* pop = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, d, c64(~7ull)));
+    // The 8 bytes that change: [new - rz, old - rz) or [old - rz, new - rz).
+    IRExpr* low_sp = tmp(sb, Ity_I64, IRExpr_ITE(pop, old_sp, new_sp));
+    IRExpr* x = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, low_sp, c64(kRedZone)));
+    IRExpr* mis = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, x, c64(7)));
+    IRExpr* hi = tmp(
+        sb, Ity_I64,
+        IRExpr_Binop(Iop_Shr64, x, IRExpr_Const(IRConst_U8(kAbitsPrimaryBits + kAbitsChunkBits))));
+    IRExpr* odd = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64, mis, hi));
+    IRExpr* even = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, odd, c64(0)));
+    IRExpr* idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, x, IRExpr_Const(IRConst_U8(16))));
+    idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1)));
+    IRExpr* off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, idx, IRExpr_Const(IRConst_U8(3))));
+    IRExpr* slot = tmp(sb, Ity_I64,
+                       IRExpr_Binop(Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())), off));
+    IRExpr* sec = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    IRExpr* own1 = tmp(
+        sb, Ity_I1,
+        IRExpr_Binop(Iop_CmpNE64, sec, c64(reinterpret_cast<ULong>(abits_distinguished(false)))));
+    IRExpr* own2 = tmp(
+        sb, Ity_I1,
+        IRExpr_Binop(Iop_CmpNE64, sec, c64(reinterpret_cast<ULong>(abits_distinguished(true)))));
+    IRExpr* moved8 = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, push, pop));
+    IRExpr* own = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, own1, own2));
+    IRExpr* ok = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, moved8, even));
+    IRExpr* fast = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, ok, own));
+    IRExpr* low = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, x, c64(kAbitsChunk - 1)));
+    IRExpr* byte = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, low, IRExpr_Const(IRConst_U8(3))));
+    IRExpr* where = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, sec, byte));
+    IRExpr* target =
+        tmp(sb, Ity_I64, IRExpr_ITE(fast, where, c64(reinterpret_cast<ULong>(&sp_scratch))));
+    IRExpr* value = tmp(
+        sb, Ity_I8, IRExpr_ITE(pop, IRExpr_Const(IRConst_U8(0xff)), IRExpr_Const(IRConst_U8(0))));
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, target, value));
+
+    IRDirty* call = unsafeIRDirty_0_N(
         0, "mg_sp_changed", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&memevents_sp_changed)),
         mkIRExprVec_2(old_sp, new_sp));
-    d->guard = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, old_sp, new_sp));
-    (void)layout;
-    addStmtToIRSB(sb, IRStmt_Dirty(d));
+    IRExpr* moved = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, old_sp, new_sp));
+    IRExpr* slow = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, fast));
+    call->guard = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, moved, slow));
+    addStmtToIRSB(sb, IRStmt_Dirty(call));
 }
 
 } // namespace
 
 IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
+    static bool first = true;
+    if (first) {
+        // Before the client's first instruction: its SP is the initial one.
+        first = false;
+        memevents_initial_stack(VG_(get_SP)(1));
+    }
     IRSB* out = deepCopyIRSBExceptStmts(in);
     for (Int i = 0; i < in->stmts_used; ++i) {
         IRStmt* st = in->stmts[i];
@@ -206,7 +256,7 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
                 IRExpr* old_sp = tmp(out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
                 IRExpr* new_sp = atom(out, st->Ist.Put.data);
                 addStmtToIRSB(out, st);
-                add_sp_change(out, layout, old_sp, new_sp);
+                add_sp_change(out, old_sp, new_sp);
                 continue;
             }
             break;

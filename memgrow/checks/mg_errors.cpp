@@ -154,6 +154,7 @@ void before_pp_error(const Error*) {}
 void pp_error(const Error* err) {
     auto* e = static_cast<ErrorExtra*>(VG_(get_error_extra)(err));
     Addr a = VG_(get_error_address)(err);
+    if (e->record < n_records) records[e->record].shown = true;
     switch (VG_(get_error_kind)(err)) {
     case kInvalidFree:
         VG_(umsg)("Invalid %s\n", call_name(e->call));
@@ -524,8 +525,10 @@ void record_address(ThreadId tid, UInt kind, Addr addr, ErrorExtra& extra) {
     for (UInt i = 0; i < n_records; ++i)
         if (records[i].kind == kind && records[i].where == where &&
             records[i].extra.write == extra.write &&
-            records[i].extra.access_size == extra.access_size)
+            records[i].extra.access_size == extra.access_size) {
             r = &records[i];
+            extra.record = i;
+        }
     if (r) {
         r->count++;
         extra.ai = r->extra.ai;
@@ -555,8 +558,10 @@ void record_address(ThreadId tid, UInt kind, Addr addr, ErrorExtra& extra) {
                                  ? extra.ai.Addr.Block.freed_at
                                  : nullptr;
         }
-        if (n_records < kMaxRecords)
+        if (n_records < kMaxRecords) {
+            extra.record = n_records;
             records[n_records++] = ErrorRecord{kind, addr, 1, where, extra};
+        }
     }
     VG_(maybe_record_error)(tid, static_cast<ErrorKind>(kind), addr, nullptr, &extra);
 }
@@ -643,6 +648,10 @@ void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n) {
         VG_(snprintf)(buf, n, "Address %#lx is in a mapped segment", a);
         break;
     }
+}
+
+bool error_record_listed(const ErrorRecord& r) {
+    return !is_address_kind(r.kind) || r.shown;
 }
 
 UInt error_record_count() {

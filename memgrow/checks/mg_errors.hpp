@@ -80,6 +80,7 @@ struct ErrorExtra {
     const StackWord* words = nullptr;
     UInt n_words = 0;
     const Site* block_site = nullptr;
+    UInt record = ~0u; // address errors: the ErrorRecord they count in
 };
 
 void errors_init();
@@ -116,7 +117,13 @@ struct ErrorRecord {
     ULong count;
     ExeContext* where;
     ErrorExtra extra;
+    // Address errors: printed (not suppressed). A suppression silences
+    // them in the report too: the shipped ones hide libraries' noise.
+    bool shown = false;
 };
+// Whether the report lists the record (every kind but a suppressed
+// address error).
+bool error_record_listed(const ErrorRecord& r);
 // An access of n bytes at a that is not addressable (kind AddrN).
 void report_access_error(ThreadId tid, Addr a, SizeT n, bool write);
 // A system call's memory argument `what` (read(buf)) with a byte that is

@@ -66,20 +66,19 @@ void memevents_init() {
     VG_(track_pre_mem_write)(on_pre_write);
 }
 
+// Below the initial SP of the main thread (the core's start-up event for it
+// came before the map existed).
+void memevents_initial_stack(Addr sp) {
+    const NSegment* seg = VG_(am_find_nsegment)(sp);
+    if (seg && seg->start + VG_STACK_REDZONE_SZB < sp)
+        abits_make(seg->start, sp - VG_STACK_REDZONE_SZB - seg->start, false);
+}
+
 // The core's own stack tracking is decided before the options are read
 // (and would cost every run); mg_access.cpp calls this after each write of
 // SP instead. The ABI's red zone below SP stays addressable.
 void memevents_sp_changed(Addr old_sp, Addr new_sp) {
     constexpr Addr kMaxFrame = 2000000; // memcheck's --max-stackframe: more is a stack switch
-    static bool initial_done;
-    if (!initial_done) {
-        // Below the initial SP of the main thread (the core's start-up
-        // event for it came before the map existed).
-        initial_done = true;
-        const NSegment* seg = VG_(am_find_nsegment)(old_sp);
-        if (seg && seg->start + VG_STACK_REDZONE_SZB < old_sp)
-            abits_make(seg->start, old_sp - VG_STACK_REDZONE_SZB - seg->start, false);
-    }
     if (new_sp < old_sp && old_sp - new_sp <= kMaxFrame)
         abits_make(new_sp - VG_STACK_REDZONE_SZB, old_sp - new_sp, true);
     else if (new_sp > old_sp && new_sp - old_sp <= kMaxFrame)

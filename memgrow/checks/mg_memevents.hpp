@@ -11,6 +11,8 @@ namespace mg {
 void memevents_init();
 // The core's mapping events, which mg_main.cpp also uses for itself.
 void memevents_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx);
+// Marks the main stack below its initial SP (the first translation).
+void memevents_initial_stack(Addr sp);
 // SP moved: what it uncovers is addressable, what it leaves not.
 void memevents_sp_changed(Addr old_sp, Addr new_sp);
 void memevents_munmap(Addr a, SizeT len);

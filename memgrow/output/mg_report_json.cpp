@@ -335,6 +335,7 @@ void write_errors(JsonWriter& w) {
     w.begin_array();
     for (UInt i = 0; i < error_record_count(); ++i) {
         const ErrorRecord& e = error_record_at(i);
+        if (!error_record_listed(e)) continue;
         w.begin_object();
         w.member("kind", error_kind_name(e.kind));
         HChar addr[24];

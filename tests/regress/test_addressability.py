@@ -263,7 +263,11 @@ class GrowthUnchanged(TestCase):
                                   for s in rep["sites"])
                 self.assertTrue(no["sites"])
                 self.assertEqual(classes(yes), classes(no))
-                self.assertEqual(yes["leak_check"], no["leak_check"])
+                # What the scan found, not how much it read (redzones and the
+                # quarantine change the heap's layout).
+                def found(rep):
+                    return {k: v for k, v in rep["leak_check"].items() if k != "scanned_bytes"}
+                self.assertEqual(found(yes), found(no))
 
 
 if __name__ == "__main__":
