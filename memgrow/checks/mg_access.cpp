@@ -135,57 +135,71 @@ IRExpr* atom(IRSB* sb, IRExpr* a) {
     return isIRAtom(a) ? a : tmp(sb, Ity_I64, a);
 }
 
-// A write of SP. A move of 8 bytes (a call, a return, a push, a pop) with
-// SP 8-aligned changes exactly one bitmap byte: written inline when the
-// chunk has a bitmap of its own (else into a scratch byte); any other move
-// calls the helper with the old and new values.
-UChar sp_scratch;
+// A write of SP. A move of up to 64 bytes in steps of 8 (calls, returns,
+// pushes, pops, most frames) with SP 8-aligned changes the low bits of one
+// 64-bit bitmap word: updated inline when the chunk has a bitmap of its own
+// and the bits stay inside it (else the word is a scratch one); any other
+// move calls the helper with the old and new values.
+alignas(8) ULong sp_scratch;
+
+IRExpr* binop(IRSB* sb, IRType ty, IROp op, IRExpr* a, IRExpr* b) {
+    return tmp(sb, ty, IRExpr_Binop(op, a, b));
+}
+IRExpr* u8(UInt v) {
+    return IRExpr_Const(IRConst_U8(static_cast<UChar>(v)));
+}
 
 void add_sp_change(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
     constexpr ULong kRedZone = VG_STACK_REDZONE_SZB;
-    IRExpr* d = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, old_sp, new_sp));
-    IRExpr* push = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, d, c64(8)));
-    IRExpr* pop = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, d, c64(~7ull)));
-    // The 8 bytes that change: [new - rz, old - rz) or [old - rz, new - rz).
+    IRExpr* d = binop(sb, Ity_I64, Iop_Sub64, old_sp, new_sp);
+    IRExpr* pop = binop(sb, Ity_I1, Iop_CmpLT64S, d, c64(0)); // SP went up
+    IRExpr* neg = binop(sb, Ity_I64, Iop_Sub64, c64(0), d);
+    IRExpr* ad = tmp(sb, Ity_I64, IRExpr_ITE(pop, neg, d));
+    // The bytes that change: [low - rz, low - rz + ad), low the lower SP.
     IRExpr* low_sp = tmp(sb, Ity_I64, IRExpr_ITE(pop, old_sp, new_sp));
-    IRExpr* x = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Sub64, low_sp, c64(kRedZone)));
-    IRExpr* mis = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, x, c64(7)));
-    IRExpr* hi = tmp(
-        sb, Ity_I64,
-        IRExpr_Binop(Iop_Shr64, x, IRExpr_Const(IRConst_U8(kAbitsPrimaryBits + kAbitsChunkBits))));
-    IRExpr* odd = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64, mis, hi));
-    IRExpr* even = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, odd, c64(0)));
-    IRExpr* idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, x, IRExpr_Const(IRConst_U8(16))));
-    idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1)));
-    IRExpr* off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, idx, IRExpr_Const(IRConst_U8(3))));
-    IRExpr* slot = tmp(sb, Ity_I64,
-                       IRExpr_Binop(Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())), off));
+    IRExpr* x = binop(sb, Ity_I64, Iop_Sub64, low_sp, c64(kRedZone));
+    // Slow unless: ad in 8..64 in steps of 8, x 8-aligned and in the
+    // primary's range, the bits inside x's chunk.
+    IRExpr* ad_m1 = binop(sb, Ity_I64, Iop_Sub64, ad, c64(1));
+    IRExpr* big = binop(sb, Ity_I64, Iop_Shr64, ad_m1, u8(6)); // ad - 1 >= 64 (or ad == 0)
+    IRExpr* mis = binop(sb, Ity_I64, Iop_And64, binop(sb, Ity_I64, Iop_Or64, ad, x), c64(7));
+    IRExpr* hi = binop(sb, Ity_I64, Iop_Shr64, x, u8(kAbitsPrimaryBits + kAbitsChunkBits));
+    IRExpr* low = binop(sb, Ity_I64, Iop_And64, x, c64(kAbitsChunk - 1));
+    IRExpr* over = binop(sb, Ity_I64, Iop_Shr64, binop(sb, Ity_I64, Iop_Add64, low, ad), u8(16));
+    IRExpr* bad = binop(sb, Ity_I64, Iop_Or64, binop(sb, Ity_I64, Iop_Or64, big, mis),
+                        binop(sb, Ity_I64, Iop_Or64, hi, over));
+    IRExpr* shape = binop(sb, Ity_I1, Iop_CmpEQ64, bad, c64(0));
+    IRExpr* idx = binop(sb, Ity_I64, Iop_Shr64, x, u8(kAbitsChunkBits));
+    idx = binop(sb, Ity_I64, Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1));
+    IRExpr* slot = binop(sb, Ity_I64, Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())),
+                         binop(sb, Ity_I64, Iop_Shl64, idx, u8(3)));
     IRExpr* sec = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
-    IRExpr* own1 = tmp(
-        sb, Ity_I1,
-        IRExpr_Binop(Iop_CmpNE64, sec, c64(reinterpret_cast<ULong>(abits_distinguished(false)))));
-    IRExpr* own2 = tmp(
-        sb, Ity_I1,
-        IRExpr_Binop(Iop_CmpNE64, sec, c64(reinterpret_cast<ULong>(abits_distinguished(true)))));
-    IRExpr* moved8 = tmp(sb, Ity_I1, IRExpr_Binop(Iop_Or1, push, pop));
-    IRExpr* own = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, own1, own2));
-    IRExpr* ok = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, moved8, even));
-    IRExpr* fast = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, ok, own));
-    IRExpr* low = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, x, c64(kAbitsChunk - 1)));
-    IRExpr* byte = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, low, IRExpr_Const(IRConst_U8(3))));
-    IRExpr* where = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, sec, byte));
+    IRExpr* own1 = binop(sb, Ity_I1, Iop_CmpNE64, sec,
+                         c64(reinterpret_cast<ULong>(abits_distinguished(false))));
+    IRExpr* own2 = binop(sb, Ity_I1, Iop_CmpNE64, sec,
+                         c64(reinterpret_cast<ULong>(abits_distinguished(true))));
+    IRExpr* own = binop(sb, Ity_I1, Iop_And1, own1, own2);
+    IRExpr* fast = binop(sb, Ity_I1, Iop_And1, shape, own);
+    IRExpr* where = binop(sb, Ity_I64, Iop_Add64, sec, binop(sb, Ity_I64, Iop_Shr64, low, u8(3)));
     IRExpr* target =
         tmp(sb, Ity_I64, IRExpr_ITE(fast, where, c64(reinterpret_cast<ULong>(&sp_scratch))));
-    IRExpr* value = tmp(
-        sb, Ity_I8, IRExpr_ITE(pop, IRExpr_Const(IRConst_U8(0xff)), IRExpr_Const(IRConst_U8(0))));
-    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, target, value));
+    // ad bits from bit 0 (x is 8-aligned): ~0 >> (64 - ad).
+    IRExpr* shift =
+        tmp(sb, Ity_I8, IRExpr_Unop(Iop_64to8, binop(sb, Ity_I64, Iop_Sub64, c64(64), ad)));
+    IRExpr* mask = binop(sb, Ity_I64, Iop_Shr64, c64(~0ull), shift);
+    IRExpr* word = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, target));
+    IRExpr* set = binop(sb, Ity_I64, Iop_Or64, word, mask);
+    IRExpr* cleared =
+        binop(sb, Ity_I64, Iop_And64, word, tmp(sb, Ity_I64, IRExpr_Unop(Iop_Not64, mask)));
+    addStmtToIRSB(sb,
+                  IRStmt_Store(Iend_LE, target, tmp(sb, Ity_I64, IRExpr_ITE(pop, set, cleared))));
 
     IRDirty* call = unsafeIRDirty_0_N(
         0, "mg_sp_changed", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&memevents_sp_changed)),
         mkIRExprVec_2(old_sp, new_sp));
-    IRExpr* moved = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, old_sp, new_sp));
+    IRExpr* moved = binop(sb, Ity_I1, Iop_CmpNE64, old_sp, new_sp);
     IRExpr* slow = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, fast));
-    call->guard = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, moved, slow));
+    call->guard = binop(sb, Ity_I1, Iop_And1, moved, slow);
     addStmtToIRSB(sb, IRStmt_Dirty(call));
 }
 
