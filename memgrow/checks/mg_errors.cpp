@@ -30,7 +30,8 @@ const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
                                               "Addr16",
                                               "Addr32",
                                               "Addr",
-                                              "Param"};
+                                              "Param",
+                                              "User"};
 
 bool is_class_kind(UInt k) {
     return k >= kLeaked && k <= kPlateau;
@@ -258,6 +259,11 @@ void pp_error(const Error* err) {
         pp_hybrid(VG_(get_error_where)(err), e);
         pp_address(a, e);
         break;
+    case kUser:
+        VG_(umsg)("Unaddressable byte(s) found during client check request\n");
+        pp_hybrid(VG_(get_error_where)(err), e);
+        pp_address(a, e);
+        break;
     case kDeviceUseAfterFree:
         VG_(umsg)
         ("Device use after free: %s of %lu bytes at %#lx\n", access_name(e->access), e->access_size,
@@ -469,7 +475,7 @@ void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access,
 }
 
 bool is_address_kind(UInt kind) {
-    return kind >= kAddr1 && kind <= kParam;
+    return kind >= kAddr1 && kind <= kUser;
 }
 
 // An address error's description: found and kept once per distinct error
@@ -597,8 +603,15 @@ void report_param_error(ThreadId tid, CorePart, const HChar* what, Addr bad, boo
     record_address(tid, kParam, bad, e);
 }
 
+void report_user_check_error(ThreadId tid, Addr bad) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    record_address(tid, kUser, bad, e);
+}
+
 void access_headline(const ErrorRecord& r, HChar* buf, SizeT n) {
-    if (r.kind == kParam)
+    if (r.kind == kUser)
+        VG_(snprintf)(buf, n, "Unaddressable byte(s) found during client check request");
+    else if (r.kind == kParam)
         VG_(snprintf)(buf, n, "Syscall param %s points to unaddressable byte(s)", r.extra.what);
     else
         VG_(snprintf)

@@ -43,6 +43,7 @@ enum ErrorKind : UInt {
     kAddr32,
     kAddrOther, // a dirty helper's access of another size (FXSAVE's 512)
     kParam,
+    kUser, // memcheck.h's CHECK_MEM_IS_ADDRESSABLE found a bad byte
     kErrorKinds
 };
 const HChar* error_kind_name(UInt kind);
@@ -129,6 +130,8 @@ void report_access_error(ThreadId tid, Addr a, SizeT n, bool write);
 // A system call's memory argument `what` (read(buf)) with a byte that is
 // not addressable at bad.
 void report_param_error(ThreadId tid, CorePart part, const HChar* what, Addr bad, bool write);
+// A CHECK_MEM_IS_ADDRESSABLE request found bad, not addressable (kind User).
+void report_user_check_error(ThreadId tid, Addr bad);
 // The address error's first line ("Invalid read of size 8") and its
 // description ("Address 0x… is 0 bytes after a block of size 80 alloc'd").
 void access_headline(const ErrorRecord& r, HChar* buf, SizeT n);

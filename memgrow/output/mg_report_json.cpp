@@ -348,7 +348,7 @@ void write_errors(JsonWriter& w) {
             access_headline(e, text, sizeof text);
             w.member("message", text);
             w.member("access", e.extra.write ? "write" : "read");
-            if (e.kind != kParam) w.member_u("access_size", e.extra.access_size);
+            if (e.kind != kParam && e.kind != kUser) w.member_u("access_size", e.extra.access_size);
             if (e.extra.what) w.member("param", e.extra.what);
             describe_text(e.addr, e.extra.ai, text, sizeof text);
             w.member("description", text);

@@ -18,7 +18,8 @@ EXT = "tests/regress/addr_ext.c"
 EXT_PY = os.path.join(SRC, "tests/regress/py_addr_ext.py")
 YES = ["--addressability=yes", "--leak-check=no"]
 FREELIST = ["--freelist-vol=10000", "--freelist-big-blocks=2000"]
-ADDRESS_KINDS = {"Addr1", "Addr2", "Addr4", "Addr8", "Addr16", "Addr32", "Addr", "Param"}
+ADDRESS_KINDS = {"Addr1", "Addr2", "Addr4", "Addr8", "Addr16", "Addr32", "Addr", "Param", "User"}
+REQUESTS = "tests/regress/addr_requests.c"
 
 
 def line_of(path, marker):
@@ -167,6 +168,28 @@ class Freed(TestCase):
         # The quarantine that catches accesses still tells a double free.
         r = run([program("double_free")], options=YES)
         self.assertEqual([e["kind"] for e in r.report["errors"]], ["DoubleFree"])
+
+
+class MemcheckRequests(TestCase):
+    def test_make_mem_and_check_mem_as_memcheck(self):
+        r = run([program("addr_requests")], options=YES)
+        self.assertIn("first bad at +48, whole ok", r.log)
+        errors = by_line(r.report, REQUESTS)
+        e = errors[line_of(REQUESTS, "WRITE_NOACCESS")]
+        self.assertEqual((e["kind"], e["message"]), ("Addr1", "Invalid write of size 1"))
+        self.assertTrue(e["description"].endswith("is 40 bytes inside a block of size 64 alloc'd"))
+        self.assertNotIn(line_of(REQUESTS, "WRITE_UNDEFINED_OK"), errors)
+        u = errors[line_of(REQUESTS, "CHECK_HERE")]
+        self.assertEqual(u["kind"], "User")
+        self.assertEqual(u["message"], "Unaddressable byte(s) found during client check request")
+        self.assertTrue(u["description"].endswith("is 48 bytes inside a block of size 64 alloc'd"))
+        self.assertIn("Unaddressable byte(s) found during client check request", r.log)
+        self.assertEqual(len(errors), 2, sorted(errors))
+
+    def test_without_addressability_every_check_passes(self):
+        r = run([program("addr_requests")], options=["--leak-check=no"])
+        self.assertIn("first bad at +-1, whole ok", r.log)
+        self.assertEqual(r.report["errors"], [])
 
 
 class Suppressions(TestCase):
