@@ -1,6 +1,7 @@
 #include "checks/mg_memevents.hpp"
 #include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
+#include "python/mg_client_memory.hpp"
 
 namespace mg {
 
@@ -47,7 +48,10 @@ void on_pre_read_asciiz(CorePart part, ThreadId tid, const HChar* what, Addr a) 
             report_param_error(tid, part, what, bad, false);
             return;
         }
-        if (*reinterpret_cast<const HChar*>(p) == 0) return;
+        // Read with a fault catcher: addressable is not always readable
+        // (mprotect to PROT_NONE leaves the bits, as memcheck).
+        UChar c;
+        if (!read_client(p, &c) || c == 0) return;
     }
 }
 
