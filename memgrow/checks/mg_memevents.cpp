@@ -7,12 +7,9 @@ namespace mg {
 
 namespace {
 
-// The client's memory before the map existed (the core announces it
-// before the options are known): its segments, as mmap would have made
-// them, except the client heap (only payloads are addressable) and the
-// main stack below its pointer.
-// What the client maps is addressable as memcheck has it: any access right
-// makes it so, PROT_NONE does not.
+// The client's segments at start-up (announced after post_clo_init, which
+// registers this). What the client maps is addressable as memcheck has it:
+// any access right makes it so, PROT_NONE does not.
 void on_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong) {
     memevents_mmap(a, len, rr, ww, xx);
 }
@@ -20,7 +17,7 @@ void on_brk(Addr a, SizeT len, ThreadId) {
     abits_make(a, len, true);
 }
 void on_remap(Addr from, Addr to, SizeT len) {
-    (void)from; // the old range's bits went with it: a mapping is one way
+    (void)from; // mremap: the new range is a mapping; the core ends the old one itself
     abits_make(to, len, true);
 }
 void on_die_stack(Addr a, SizeT len) {
