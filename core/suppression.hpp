@@ -246,6 +246,14 @@ bool parse(char* text, const char* tool, OnEntry on_entry, ParseError* err) {
             continue;
         }
 
+        // memgrow:Param has memcheck's extra line, the system call's argument
+        // ("read(buf)"), which Valgrind's core reads and matches.
+        if (str_eq(kind, "Param")) {
+            s = in.next();
+            if (!s) return fail(in.eof_line(), "unexpected end-of-file (expecting the argument)");
+            if (str_eq(s, "}")) return fail(in.line(), "missing the system call's argument");
+        }
+
         u32 n = 0;
         bool any_frame_line = false;
         for (;;) {

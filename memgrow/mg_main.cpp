@@ -1,7 +1,10 @@
 // memgrow: registration with Valgrind's core, start-up and shutdown.
 #include "records/mg_blocks.hpp"
 #include "intercept/mg_device.hpp"
+#include "checks/mg_abits.hpp"
+#include "checks/mg_access.hpp"
 #include "checks/mg_errors.hpp"
+#include "checks/mg_memevents.hpp"
 #include "intercept/mg_exec.hpp"
 #include "intercept/mg_heap.hpp"
 #include "intercept/mg_host_insns.hpp"
@@ -22,6 +25,9 @@ namespace {
 
 void post_clo_init() {
     check_options();
+    if (clo.addressability) abits_init();
+    heap_post_options();
+    memevents_init();
     host_insns_init();
     exec_init();
     live_init();
@@ -33,9 +39,11 @@ void post_clo_init() {
 // Only --time-unit=i instruments: each superblock adds its instruction
 // count to the clock when it starts (superblocks left early by a side exit
 // still count whole; the clock stays deterministic).
-IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout*, const VexGuestExtents*,
+// The access checks come before the clock's own load and store.
+IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout* layout, const VexGuestExtents*,
                  const VexArchInfo* host, IRType, IRType) {
     in = host_insns_instrument(in, host);
+    if (abits_on) in = access_instrument(in, layout);
     if (clo.time_unit != TimeUnit::instructions) return in;
     ULong n_instrs = 0;
     for (Int i = 0; i < in->stmts_used; ++i)
@@ -72,19 +80,25 @@ void fini(Int /*exitcode*/) {
         ("memgrow: stack cache: %'llu hits, %'llu misses; %'u sites\n", st.hits, st.misses,
          site_count());
         python_print_stats();
+        if (abits_on) VG_(umsg)
+        ("memgrow: A-bits: %'llu secondaries (%'llu KiB)\n", abits_secondaries(),
+         abits_secondaries() * (kAbitsSecBytes + kAbitsSlack) / 1024);
         live_print_stats();
     }
 }
 
 // New code may be an interpreter to read frames from; mappings that go
 // away or lose permissions end what the client-memory checks cached.
-void on_mmap(Addr, SizeT, Bool, Bool, Bool executable, ULong) {
+void on_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool executable, ULong) {
+    memevents_mmap(a, len, rr, ww, executable);
     if (executable) python_code_mapped();
 }
-void on_munmap(Addr, SizeT) {
+void on_munmap(Addr a, SizeT len) {
+    memevents_munmap(a, len);
     client_memory_changed();
 }
-void on_mprotect(Addr, SizeT, Bool, Bool, Bool) {
+void on_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx) {
+    memevents_mprotect(a, len, rr, ww, xx);
     client_memory_changed();
 }
 

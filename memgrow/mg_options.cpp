@@ -91,8 +91,9 @@ static Bool parse_warmup(const HChar* arg, const HChar* val) {
 // Valgrind's integer macros read an empty value as 0 and let a long one
 // wrap around; its set parser reads an empty value as "none". Every memgrow
 // option is checked for both before its own parser runs.
-static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes", "--depth",
-                                               "--mark-warmup", "--top", "--quarantine-bytes"};
+static const HChar* const kNumericOptions[] = {
+    "--json-stable-min-bytes", "--depth",        "--mark-warmup",        "--top",
+    "--quarantine-bytes",      "--freelist-vol", "--freelist-big-blocks"};
 static const HChar* const kOtherValueOptions[] = {
     "--time-unit",        "--report-every",
     "--warmup",           "--leak-check",
@@ -101,7 +102,8 @@ static const HChar* const kOtherValueOptions[] = {
     "--emulate-insns",    "--cuda",
     "--python-malloc",    "--pytorch-caching",
     "--follow-launchers", "--python-test-layout-mismatch",
-    "--teardown-scan",    "--mark-at"};
+    "--teardown-scan",    "--mark-at",
+    "--addressability",   "--partial-loads-ok"};
 
 // The value of arg if it is "name=value", else null.
 static const HChar* value_of(const HChar* arg, const HChar* name) {
@@ -230,7 +232,11 @@ Bool process_option(const HChar* arg) {
         return parse_mark_at(arg, str);
     } else if VG_BINT_CLO (arg, "--mark-warmup", clo.mark_warmup, 0, 1000000) {
     } else if VG_BINT_CLO (arg, "--top", clo.top, 0, 100000) {
-    } else if VG_BINT_CLO (arg, "--quarantine-bytes", clo.quarantine_bytes, 0, 1ull << 40) {
+    } else if VG_BINT_CLO (arg, "--freelist-vol", clo.freelist_vol, 0, 1ull << 40) {
+    } else if VG_BINT_CLO (arg, "--quarantine-bytes", clo.freelist_vol, 0, 1ull << 40) {
+    } else if VG_BINT_CLO (arg, "--freelist-big-blocks", clo.freelist_big_blocks, 0, 1ull << 40) {
+    } else if VG_BOOL_CLO (arg, "--addressability", clo.addressability) {
+    } else if VG_BOOL_CLO (arg, "--partial-loads-ok", clo.partial_loads_ok) {
     } else if VG_STR_CLO (arg, "--leak-check", str) {
         if VG_STREQ (str, "no")
             clo.leak_check = LeakCheck::no;
@@ -295,7 +301,15 @@ void print_usage() {
      "    --mark-warmup=<n>         repetitions (mark to mark) ignored by the per-mark\n"
      "                              rule [1]\n"
      "    --top=<n>                 sites shown per class in the summary [5]\n"
-     "    --quarantine-bytes=<n>    freed bytes held back to detect double frees [4194304]\n"
+     "    --addressability=no|yes   check every load and store against the A-bits\n"
+     "                              (heap redzones, freed blocks, below the stack\n"
+     "                              pointer, unmapped memory), as memcheck [no]\n"
+     "    --partial-loads-ok=yes|no  an aligned load partly out of a block is no\n"
+     "                              error (vectorised string code reads so) [yes]\n"
+     "    --freelist-vol=<n>        freed bytes held back from reuse, to detect double\n"
+     "                              frees and accesses after free [20000000]\n"
+     "    --freelist-big-blocks=<n>  freed blocks of at least n bytes leave that\n"
+     "                              queue first [1000000]\n"
      "    --leak-check=no|summary|full  scan for unreachable blocks at exit and on\n"
      "                              request; full lists the loss records [full]\n"
      "    --show-leak-kinds=kind1,kind2,.. loss records listed: definite indirect\n"
@@ -340,7 +354,8 @@ void print_usage() {
 
 void print_debug_usage() {
     VG_(printf)
-    ("    --python-test-layout-mismatch=no|yes  read CPython frames one word off,\n"
+    ("    --quarantine-bytes=<n>    the old name of --freelist-vol\n"
+     "    --python-test-layout-mismatch=no|yes  read CPython frames one word off,\n"
      "                              as if its layout had changed (tests) [no]\n"
      "    --python-test-future-version=no|yes  take CPython 3.13+ for 3.99, a version\n"
      "                              newer than memgrow knows (tests) [no]\n");

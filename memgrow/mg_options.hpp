@@ -22,13 +22,20 @@ constexpr UInt kTeardownBit = 1u << 4;
 struct Options {
     const HChar* json_file = "memgrow.out.%p.json";
     TimeUnit time_unit = TimeUnit::bytes;
-    Int depth = 32;                      // native frames kept per allocation stack
-    UInt warmup_percent = 5;             // warm-up as a share of the clock ...
-    ULong warmup_units = 0;              // ... or, when non-zero, in clock units
-    bool warmup_given = false;           // --warmup overrides the program's own boundaries
-    UInt mark_warmup = 1;                // per-mark deltas ignored by the refleak rule
-    Int top = 5;                         // sites per class in the log summary
-    ULong quarantine_bytes = 4ull << 20; // freed bytes held back to catch double frees
+    Int depth = 32;            // native frames kept per allocation stack
+    UInt warmup_percent = 5;   // warm-up as a share of the clock ...
+    ULong warmup_units = 0;    // ... or, when non-zero, in clock units
+    bool warmup_given = false; // --warmup overrides the program's own boundaries
+    UInt mark_warmup = 1;      // per-mark deltas ignored by the refleak rule
+    Int top = 5;               // sites per class in the log summary
+    // Freed bytes held back from reuse, to catch double frees and accesses
+    // after free; blocks of freelist_big_blocks or more leave first (memcheck's)
+    ULong freelist_vol = 20000000;
+    ULong freelist_big_blocks = 1000000;
+    // --addressability: A-bits, redzones, every load and store checked
+    Bool addressability = False;
+    // --partial-loads-ok: an aligned load partly out of bounds is no error
+    Bool partial_loads_ok = True;
     LeakCheck leak_check = LeakCheck::full;
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible) | kTeardownBit;
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)

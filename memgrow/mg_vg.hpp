@@ -36,6 +36,7 @@ extern "C" {
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_xarray.h"
+#include "pub_tool_addrinfo.h" // needs ExeContext, XArray, VgSectKind
 }
 
 // Exported by libcoregrind but missing from the public headers.

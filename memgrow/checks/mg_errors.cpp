@@ -1,6 +1,7 @@
 #include "checks/mg_errors.hpp"
 #include "mg_options.hpp"
 #include "include/memgrow.h"
+#include "output/mg_report.hpp"
 
 namespace mg {
 
@@ -21,7 +22,16 @@ const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
                                               "BadAlign",
                                               "UnsafeZeroSize",
                                               "SizeMismatch",
-                                              "AlignMismatch"};
+                                              "AlignMismatch",
+                                              "Addr1",
+                                              "Addr2",
+                                              "Addr4",
+                                              "Addr8",
+                                              "Addr16",
+                                              "Addr32",
+                                              "Addr",
+                                              "Param",
+                                              "User"};
 
 bool is_class_kind(UInt k) {
     return k >= kLeaked && k <= kPlateau;
@@ -97,11 +107,44 @@ void pp_block(Addr a, const ErrorExtra* e) {
     if (e->alloc_at) VG_(pp_ExeContext)(e->alloc_at);
 }
 
+// An address error's stack: with its Python frames when it has them.
+void pp_hybrid(ExeContext* where, const ErrorExtra* e) {
+    if (!e->n_words) {
+        VG_(pp_ExeContext)(where);
+        return;
+    }
+    bool first = true;
+    for_each_frame(e->words, e->n_words, VG_(current_DiEpoch)(), print_frame, &first);
+}
+
+// Memcheck's description of the address (m_addrinfo.c's words); a heap
+// block's allocation stack is its site's, with Python frames.
+void pp_address(Addr a, const ErrorExtra* e) {
+    if (e->ai.tag != Addr_Block || !e->block_site) {
+        VG_(pp_addrinfo_mc)(a, &e->ai, False);
+        return;
+    }
+    HChar text[256];
+    describe_text(a, e->ai, text, sizeof text);
+    VG_(umsg)(" %s\n", text);
+    if (e->ai.Addr.Block.block_kind == Block_Freed) {
+        VG_(pp_ExeContext)(e->ai.Addr.Block.freed_at);
+        VG_(umsg)(" Block was alloc'd at\n");
+    }
+    bool first = true;
+    for_each_frame(e->block_site, print_frame, &first);
+}
+
 // --- callbacks of Valgrind's error manager ---
 
 Bool eq_error(VgRes res, const Error* a, const Error* b) {
     auto* ea = static_cast<ErrorExtra*>(VG_(get_error_extra)(a));
     auto* eb = static_cast<ErrorExtra*>(VG_(get_error_extra)(b));
+    // Memcheck's rule: the same kind, size and direction at the same stack
+    // is one error, whatever the address.
+    if (is_address_kind(VG_(get_error_kind)(a)))
+        return ea->write == eb->write && ea->access_size == eb->access_size &&
+               (ea->what == eb->what || (ea->what && eb->what && VG_STREQ(ea->what, eb->what)));
     return ea->call == eb->call && VG_(get_error_address)(a) == VG_(get_error_address)(b) &&
            (ea->alloc_at == eb->alloc_at ||
             (ea->alloc_at && eb->alloc_at && VG_(eq_ExeContext)(res, ea->alloc_at, eb->alloc_at)));
@@ -112,6 +155,7 @@ void before_pp_error(const Error*) {}
 void pp_error(const Error* err) {
     auto* e = static_cast<ErrorExtra*>(VG_(get_error_extra)(err));
     Addr a = VG_(get_error_address)(err);
+    if (e->record < n_records) records[e->record].shown = true;
     switch (VG_(get_error_kind)(err)) {
     case kInvalidFree:
         VG_(umsg)("Invalid %s\n", call_name(e->call));
@@ -199,6 +243,27 @@ void pp_error(const Error* err) {
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         pp_block(a, e);
         break;
+    case kAddr1:
+    case kAddr2:
+    case kAddr4:
+    case kAddr8:
+    case kAddr16:
+    case kAddr32:
+    case kAddrOther:
+        VG_(umsg)("Invalid %s of size %lu\n", e->write ? "write" : "read", e->access_size);
+        pp_hybrid(VG_(get_error_where)(err), e);
+        pp_address(a, e);
+        break;
+    case kParam:
+        VG_(umsg)("Syscall param %s points to unaddressable byte(s)\n", e->what);
+        pp_hybrid(VG_(get_error_where)(err), e);
+        pp_address(a, e);
+        break;
+    case kUser:
+        VG_(umsg)("Unaddressable byte(s) found during client check request\n");
+        pp_hybrid(VG_(get_error_where)(err), e);
+        pp_address(a, e);
+        break;
     case kDeviceUseAfterFree:
         VG_(umsg)
         ("Device use after free: %s of %lu bytes at %#lx\n", access_name(e->access), e->access_size,
@@ -227,7 +292,11 @@ Bool recognised_suppression(const HChar* name, Supp* su) {
     return False;
 }
 
-Bool read_extra_suppression_info(Int, HChar**, SizeT*, Int*, Supp*) {
+// memgrow:Param has memcheck's second line: the argument ("read(buf)").
+Bool read_extra_suppression_info(Int fd, HChar** buf, SizeT* n, Int* lineno, Supp* su) {
+    if (VG_(get_supp_kind)(su) != static_cast<SuppKind>(kParam)) return True;
+    if (VG_(get_line)(fd, buf, n, lineno)) return False;
+    VG_(set_supp_string)(su, VG_(strdup)("mg.supp.param", *buf));
     return True;
 }
 
@@ -235,16 +304,23 @@ Bool read_extra_suppression_info(Int, HChar**, SizeT*, Int*, Supp*) {
 // stacks with Python frames the core does not see.
 Bool error_matches_suppression(const Error* err, const Supp* su) {
     UInt kind = static_cast<UInt>(VG_(get_error_kind)(err));
-    return !is_class_kind(kind) && static_cast<UInt>(VG_(get_supp_kind)(su)) == kind;
+    if (is_class_kind(kind) || static_cast<UInt>(VG_(get_supp_kind)(su)) != kind) return False;
+    if (kind != kParam) return True;
+    auto* e = static_cast<ErrorExtra*>(VG_(get_error_extra)(err));
+    return e->what && VG_STREQ(e->what, VG_(get_supp_string)(su));
 }
 
 const HChar* get_error_name(const Error* err) {
     return error_kind_name(VG_(get_error_kind)(err));
 }
 
-SizeT get_extra_suppression_info(const Error*, HChar* buf, Int n) {
-    if (n > 0) buf[0] = 0;
-    return 0;
+SizeT get_extra_suppression_info(const Error* err, HChar* buf, Int n) {
+    if (n <= 0) return 0;
+    buf[0] = 0;
+    if (VG_(get_error_kind)(err) != static_cast<ErrorKind>(kParam)) return 0;
+    auto* e = static_cast<ErrorExtra*>(VG_(get_error_extra)(err));
+    VG_(snprintf)(buf, n, "%s", e->what ? e->what : "");
+    return VG_(strlen)(buf);
 }
 
 SizeT print_extra_suppression_use(const Supp*, HChar* buf, Int n) {
@@ -396,6 +472,199 @@ void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access,
     e.access_size = n;
     e.block_addr = f.addr;
     record(tid, kDeviceUseAfterFree, addr, e);
+}
+
+bool is_address_kind(UInt kind) {
+    return kind >= kAddr1 && kind <= kUser;
+}
+
+// An address error's description: found and kept once per distinct error
+// (a search of the live blocks costs their number).
+void describe_address(Addr a, AddrInfo* ai);
+
+namespace {
+
+// Memcheck's redzone for descriptions: --redzone-size if given, else 16.
+SizeT describe_redzone() {
+    return VG_(clo_redzone_size) >= 0 ? static_cast<SizeT>(VG_(clo_redzone_size)) : 16;
+}
+
+const Site* described_site; // the block describe_address found, if any
+
+void block_info(AddrInfo* ai, BlockKind kind, Addr a, Addr start, SizeT size, const Site* site,
+                ExeContext* freed_at) {
+    described_site = site;
+    ai->tag = Addr_Block;
+    ai->Addr.Block.block_kind = kind;
+    ai->Addr.Block.block_desc = "block";
+    ai->Addr.Block.block_szB = size;
+    ai->Addr.Block.rwoffset = static_cast<PtrdiffT>(a - start);
+    ExeContext* alloc = site ? site_exe_context(site) : nullptr;
+    ai->Addr.Block.allocated_at = alloc ? alloc : VG_(null_ExeContext)();
+    VG_(initThreadInfo)(&ai->Addr.Block.alloc_tinfo);
+    ai->Addr.Block.freed_at = freed_at ? freed_at : VG_(null_ExeContext)();
+}
+
+UInt access_kind(SizeT n) {
+    switch (n) {
+    case 1:
+        return kAddr1;
+    case 2:
+        return kAddr2;
+    case 4:
+        return kAddr4;
+    case 8:
+        return kAddr8;
+    case 16:
+        return kAddr16;
+    case 32:
+        return kAddr32;
+    default:
+        return kAddrOther;
+    }
+}
+
+// Keeps and reports an address error, described once per distinct record.
+void record_address(ThreadId tid, UInt kind, Addr addr, ErrorExtra& extra) {
+    ExeContext* where = VG_(record_ExeContext)(tid, 0);
+    ErrorRecord* r = nullptr;
+    for (UInt i = 0; i < n_records; ++i)
+        if (records[i].kind == kind && records[i].where == where &&
+            records[i].extra.write == extra.write &&
+            records[i].extra.access_size == extra.access_size) {
+            r = &records[i];
+            extra.record = i;
+        }
+    if (r) {
+        r->count++;
+        extra.ai = r->extra.ai;
+        // The description of the first address, with the address it
+        // describes: the error manager shows one occurrence.
+        addr = r->addr;
+        extra.words = r->extra.words;
+        extra.n_words = r->extra.n_words;
+        extra.block_site = r->extra.block_site;
+    } else {
+        StackWord w[256];
+        UInt n = current_hybrid_stack(tid, w, 256);
+        if (n) {
+            auto* copy =
+                static_cast<StackWord*>(VG_(malloc)("mg.errors.stack", n * sizeof(StackWord)));
+            VG_(memcpy)(copy, w, n * sizeof(StackWord));
+            extra.words = copy;
+            extra.n_words = n;
+        }
+        described_site = nullptr;
+        describe_address(addr, &extra.ai);
+        extra.block_site = described_site;
+        if (extra.ai.tag == Addr_Block) {
+            extra.size = extra.ai.Addr.Block.block_szB;
+            extra.alloc_at = extra.ai.Addr.Block.allocated_at;
+            extra.freed_at = extra.ai.Addr.Block.block_kind == Block_Freed
+                                 ? extra.ai.Addr.Block.freed_at
+                                 : nullptr;
+        }
+        if (n_records < kMaxRecords) {
+            extra.record = n_records;
+            records[n_records++] = ErrorRecord{kind, addr, 1, where, extra};
+        }
+    }
+    VG_(maybe_record_error)(tid, static_cast<ErrorKind>(kind), addr, nullptr, &extra);
+}
+
+} // namespace
+
+// Memcheck's order: a live block (with its redzones), a block in the
+// quarantine, else what the core knows (stacks, globals, mappings).
+void describe_address(Addr a, AddrInfo* ai) {
+    SizeT rz = describe_redzone();
+    if (const Block* b = block_bracketing(Table::host, a, rz)) {
+        block_info(ai, Block_Mallocd, a, b->addr, b->size, b->site, nullptr);
+        return;
+    }
+    if (const FreedBlock* f = quarantine_find_bracketing(a, rz)) {
+        block_info(ai, Block_Freed, a, f->addr, f->size, f->site, f->freed_at);
+        return;
+    }
+    VG_(describe_addr)(VG_(current_DiEpoch)(), a, ai);
+}
+
+void report_access_error(ThreadId tid, Addr a, SizeT n, bool write) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    e.write = write;
+    e.access_size = n;
+    record_address(tid, access_kind(n), a, e);
+}
+
+void report_param_error(ThreadId tid, CorePart, const HChar* what, Addr bad, bool write) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    e.write = write;
+    e.what = what;
+    record_address(tid, kParam, bad, e);
+}
+
+void report_user_check_error(ThreadId tid, Addr bad) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    record_address(tid, kUser, bad, e);
+}
+
+void access_headline(const ErrorRecord& r, HChar* buf, SizeT n) {
+    if (r.kind == kUser)
+        VG_(snprintf)(buf, n, "Unaddressable byte(s) found during client check request");
+    else if (r.kind == kParam)
+        VG_(snprintf)(buf, n, "Syscall param %s points to unaddressable byte(s)", r.extra.what);
+    else
+        VG_(snprintf)
+    (buf, n, "Invalid %s of size %lu", r.extra.write ? "write" : "read", r.extra.access_size);
+}
+
+// The first line of the description VG_(pp_addrinfo_mc) prints.
+void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n) {
+    switch (ai.tag) {
+    case Addr_Block: {
+        PtrdiffT off = ai.Addr.Block.rwoffset;
+        SizeT size = ai.Addr.Block.block_szB;
+        const HChar* rel;
+        PtrdiffT delta;
+        if (off < 0) {
+            delta = -off;
+            rel = "before";
+        } else if (static_cast<SizeT>(off) >= size) {
+            delta = off - static_cast<PtrdiffT>(size);
+            rel = "after";
+        } else {
+            delta = off;
+            rel = "inside";
+        }
+        VG_(snprintf)
+        (buf, n, "Address %#lx is %'ld bytes %s a block of size %'lu %s", a, delta, rel, size,
+         ai.Addr.Block.block_kind == Block_Freed ? "free'd" : "alloc'd");
+        break;
+    }
+    case Addr_Stack:
+        if (ai.Addr.Stack.stackPos == StackPos_below_stack_ptr) VG_(snprintf)
+        (buf, n, "Address %#lx is on thread %u's stack, %ld bytes below stack pointer", a,
+         ai.Addr.Stack.tinfo.tid, -ai.Addr.Stack.spoffset);
+        else VG_(snprintf)(buf, n, "Address %#lx is on thread %u's stack", a,
+                           ai.Addr.Stack.tinfo.tid);
+        break;
+    case Addr_DataSym:
+        VG_(snprintf)
+        (buf, n, "Address %#lx is %ld bytes inside data symbol \"%s\"", a, ai.Addr.DataSym.offset,
+         ai.Addr.DataSym.name);
+        break;
+    case Addr_Unknown:
+    case Addr_Undescribed:
+        VG_(snprintf)(buf, n, "Address %#lx is not stack'd, malloc'd or (recently) free'd", a);
+        break;
+    default:
+        VG_(snprintf)(buf, n, "Address %#lx is in a mapped segment", a);
+        break;
+    }
+}
+
+bool error_record_listed(const ErrorRecord& r) {
+    return !is_address_kind(r.kind) || r.shown;
 }
 
 UInt error_record_count() {

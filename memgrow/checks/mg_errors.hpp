@@ -33,6 +33,17 @@ enum ErrorKind : UInt {
     kUnsafeZeroSize,
     kSizeMismatch,
     kAlignMismatch,
+    // --addressability=yes (docs/addressability.md): memcheck's invalid
+    // reads and writes by access size, and system-call memory arguments.
+    kAddr1,
+    kAddr2,
+    kAddr4,
+    kAddr8,
+    kAddr16,
+    kAddr32,
+    kAddrOther, // a dirty helper's access of another size (FXSAVE's 512)
+    kParam,
+    kUser, // memcheck.h's CHECK_MEM_IS_ADDRESSABLE found a bad byte
     kErrorKinds
 };
 const HChar* error_kind_name(UInt kind);
@@ -60,6 +71,17 @@ struct ErrorExtra {
     const HChar* what = nullptr;
     SizeT block_align = 0;        // AlignMismatch: what the block was allocated with
     bool default_aligned = false; // AlignMismatch: a delete without alignment
+    // Address errors: a write (else a read), and the address as memcheck
+    // describes it (a heap block's, else the core's description).
+    bool write = false;
+    AddrInfo ai = {};
+    // ... the stack with its Python frames (null when no interpreter runs:
+    // the ExeContext is the stack), and the block's site (its allocation
+    // stack with Python frames).
+    const StackWord* words = nullptr;
+    UInt n_words = 0;
+    const Site* block_site = nullptr;
+    UInt record = ~0u; // address errors: the ErrorRecord they count in
 };
 
 void errors_init();
@@ -96,7 +118,26 @@ struct ErrorRecord {
     ULong count;
     ExeContext* where;
     ErrorExtra extra;
+    // Address errors: printed (not suppressed). A suppression silences
+    // them in the report too: the shipped ones hide libraries' noise.
+    bool shown = false;
 };
+// Whether the report lists the record (every kind but a suppressed
+// address error).
+bool error_record_listed(const ErrorRecord& r);
+// An access of n bytes at a that is not addressable (kind AddrN).
+void report_access_error(ThreadId tid, Addr a, SizeT n, bool write);
+// A system call's memory argument `what` (read(buf)) with a byte that is
+// not addressable at bad.
+void report_param_error(ThreadId tid, CorePart part, const HChar* what, Addr bad, bool write);
+// A CHECK_MEM_IS_ADDRESSABLE request found bad, not addressable (kind User).
+void report_user_check_error(ThreadId tid, Addr bad);
+// The address error's first line ("Invalid read of size 8") and its
+// description ("Address 0x… is 0 bytes after a block of size 80 alloc'd").
+void access_headline(const ErrorRecord& r, HChar* buf, SizeT n);
+void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n);
+bool is_address_kind(UInt kind);
+
 UInt error_record_count();
 const ErrorRecord& error_record_at(UInt i);
 

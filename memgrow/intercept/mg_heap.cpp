@@ -1,6 +1,7 @@
 // The malloc family, replaced: every host heap block goes through here into
 // the block table and its site's timeline.
 #include "intercept/mg_heap.hpp"
+#include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
@@ -36,14 +37,23 @@ UChar align_code(SizeT orig_align, SizeT align) {
     return code;
 }
 
+void release(const FreedBlock& f) {
+    if (f.size > kZeroWhenAllocatedMax && zeroing())
+        VG_(memset)(reinterpret_cast<void*>(f.addr), 0, f.size);
+    VG_(cli_free)(reinterpret_cast<void*>(f.addr));
+}
+
 // orig_align: what the program asked for (memalign, aligned new), else 0.
 void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero,
                 SizeT orig_align = 0) {
     // A "negative" size is a caller's bug; malloc must fail, not abort.
     if (static_cast<SSizeT>(size) < 0) return nullptr;
+    quarantine_trim(release);
     void* p = VG_(cli_malloc)(align, size);
     if (!p) return nullptr;
     if (zero || (size <= kZeroWhenAllocatedMax && zeroing())) VG_(memset)(p, 0, size);
+    // The payload only: the arena's redzones around it stay not addressable.
+    abits_make(reinterpret_cast<Addr>(p), size, true);
     Site* s = site_of_current_stack(tid, Space::host, 0);
     Block* b = block_new(Table::host, reinterpret_cast<Addr>(p), size, s, kind);
     b->birth = clock_end();
@@ -62,12 +72,6 @@ bool kind_matches(AllocKind k, FreeCall c) {
     default:
         return k == AllocKind::malloc;
     }
-}
-
-void release(const FreedBlock& f) {
-    if (f.size > kZeroWhenAllocatedMax && zeroing())
-        VG_(memset)(reinterpret_cast<void*>(f.addr), 0, f.size);
-    VG_(cli_free)(reinterpret_cast<void*>(f.addr));
 }
 
 // Where a block was freed, kept for a later double free's message.
@@ -94,8 +98,9 @@ bool drop_block(ThreadId tid, void* p, FreeCall call) {
     timeline_free(b->site, b->size);
     python_block_freed(a, b->size);
     FreedBlock f{a, b->size, b->site, free_stack(tid), b->kind};
+    abits_make(a, b->size, false); // a use after free, while quarantined
     block_dispose(b);
-    quarantine_push(f, release);
+    quarantine_push(f);
     return true;
 }
 
@@ -272,13 +277,25 @@ void heap_verify_alignment(ThreadId tid, UWord arg) {
     }
 }
 
-void heap_init() {
-    // No redzones: memgrow checks frees, not accesses.
+namespace {
+void register_replacement(SizeT redzone) {
     VG_(needs_malloc_replacement)
     (mg_malloc, mg_new, vgc::aligned_new<mg_new_aligned>(), mg_vec_new,
      vgc::aligned_new<mg_vec_new_aligned>(), vgc::memalign<mg_memalign>(), mg_calloc, mg_free,
      mg_delete, mg_delete_aligned, mg_vec_delete, mg_vec_delete_aligned, mg_realloc, mg_usable_size,
-     0);
+     redzone);
+}
+} // namespace
+
+void heap_init() {
+    register_replacement(0);
+}
+
+// Redzones only where accesses are checked (memcheck's 16 bytes; the core's
+// --redzone-size wins): the client arena is made at the first allocation,
+// after the options.
+void heap_post_options() {
+    if (clo.addressability) register_replacement(16);
 }
 
 } // namespace mg

@@ -1,4 +1,5 @@
 #include "intercept/mg_requests.hpp"
+#include "checks/mg_mc_requests.hpp"
 #include "python/mg_python.hpp"
 #include "intercept/mg_device.hpp"
 #include "checks/mg_errors.hpp"
@@ -183,6 +184,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         *ret = 0;
         return True;
     }
+    if (VG_IS_TOOL_USERREQ('M', 'C', args[0])) return mc_client_request(tid, args, ret);
     if (!VG_IS_TOOL_USERREQ('M', 'G', args[0])) return False;
     HChar text[512];
     *ret = 0;

@@ -357,6 +357,7 @@ void write_errors(JsonWriter& w) {
     w.begin_array();
     for (UInt i = 0; i < error_record_count(); ++i) {
         const ErrorRecord& e = error_record_at(i);
+        if (!error_record_listed(e)) continue;
         w.begin_object();
         w.member("kind", error_kind_name(e.kind));
         HChar addr[24];
@@ -364,8 +365,32 @@ void write_errors(JsonWriter& w) {
         w.member("address", addr);
         w.member_u("count", e.count);
         if (e.extra.alloc_at) w.member_u("size", e.extra.size);
-        write_ec_frames(w, "frames", e.where);
-        write_ec_frames(w, "alloc_frames", e.extra.alloc_at);
+        if (is_address_kind(e.kind)) {
+            HChar text[256];
+            access_headline(e, text, sizeof text);
+            w.member("message", text);
+            w.member("access", e.extra.write ? "write" : "read");
+            if (e.kind != kParam && e.kind != kUser) w.member_u("access_size", e.extra.access_size);
+            if (e.extra.what) w.member("param", e.extra.what);
+            describe_text(e.addr, e.extra.ai, text, sizeof text);
+            w.member("description", text);
+        }
+        if (e.extra.n_words) {
+            w.key("frames");
+            w.begin_array();
+            for_each_frame(e.extra.words, e.extra.n_words, VG_(current_DiEpoch)(), write_frame, &w);
+            w.end_array();
+        } else {
+            write_ec_frames(w, "frames", e.where);
+        }
+        if (e.extra.block_site) {
+            w.key("alloc_frames");
+            w.begin_array();
+            for_each_frame(e.extra.block_site, write_frame, &w);
+            w.end_array();
+        } else {
+            write_ec_frames(w, "alloc_frames", e.extra.alloc_at);
+        }
         write_ec_frames(w, "free_frames", e.extra.freed_at);
         w.end_object();
     }

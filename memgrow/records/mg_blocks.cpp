@@ -21,11 +21,29 @@ namespace {
 VgHashTable* tables[3];
 PoolAlloc* block_pool; // fixed-size nodes: cheaper than VG_(malloc) per block
 
-// A ring of freed blocks, bounded by count and by bytes.
-constexpr UInt kQuarantineSlots = 4096;
-FreedBlock* ring;
-UInt ring_head, ring_len;
-ULong ring_bytes;
+// The freed-block queue, as memcheck's: two FIFO lists, blocks of at least
+// --freelist-big-blocks bytes in list 0 (released first), the others in
+// list 1; together at most --freelist-vol bytes.
+struct FreedNode {
+    FreedNode* next;
+    FreedBlock f;
+};
+PoolAlloc* freed_pool;
+FreedNode* freed_head[2];
+FreedNode* freed_tail[2];
+ULong freed_bytes;
+ULong freed_count;
+
+void release_oldest(void (*release)(const FreedBlock&)) {
+    UInt l = freed_head[0] ? 0 : 1;
+    FreedNode* n = freed_head[l];
+    freed_head[l] = n->next;
+    if (!n->next) freed_tail[l] = nullptr;
+    freed_bytes -= n->f.size;
+    --freed_count;
+    release(n->f);
+    VG_(freeEltPA)(freed_pool, n);
+}
 
 } // namespace
 
@@ -34,8 +52,7 @@ void blocks_init() {
     tables[1] = VG_(HT_construct)("mg.blocks.device");
     tables[2] = VG_(HT_construct)("mg.blocks.vmm");
     block_pool = VG_(newPA)(sizeof(Block), 1000, VG_(malloc), "mg.blocks.pool", VG_(free));
-    ring = static_cast<FreedBlock*>(
-        VG_(calloc)("mg.quarantine", kQuarantineSlots, sizeof(FreedBlock)));
+    freed_pool = VG_(newPA)(sizeof(FreedNode), 1000, VG_(malloc), "mg.blocks.freed", VG_(free));
 }
 
 Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind) {
@@ -66,32 +83,72 @@ void block_dispose(Block* b) {
     VG_(freeEltPA)(block_pool, b);
 }
 
+Block* block_bracketing(Table t, Addr a, SizeT rz) {
+    VgHashTable* h = tables[static_cast<UInt>(t)];
+    Block* near = nullptr;
+    VG_(HT_ResetIter)(h);
+    while (auto* b = static_cast<Block*>(VG_(HT_Next)(h))) {
+        if (a >= b->addr && a < b->addr + b->size) return b;
+        if (a + rz >= b->addr && a < b->addr + b->size + rz) near = b;
+    }
+    return near;
+}
+
 Block** blocks_snapshot(Table t, UInt* n) {
     return reinterpret_cast<Block**>(VG_(HT_to_array)(tables[static_cast<UInt>(t)], n));
 }
 
-void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&)) {
-    if (f.size > clo.quarantine_bytes) {
-        release(f);
-        return;
+void quarantine_push(const FreedBlock& f) {
+    auto* n = static_cast<FreedNode*>(VG_(allocEltPA)(freed_pool));
+    n->f = f;
+    n->next = nullptr;
+    UInt l = f.size >= clo.freelist_big_blocks ? 0 : 1;
+    if (!freed_tail[l]) {
+        freed_head[l] = freed_tail[l] = n;
+    } else if (f.size >= clo.freelist_vol) {
+        // Released at once anyway: at the head, so it goes first.
+        n->next = freed_head[l];
+        freed_head[l] = n;
+    } else {
+        freed_tail[l]->next = n;
+        freed_tail[l] = n;
     }
-    while (ring_len == kQuarantineSlots || ring_bytes + f.size > clo.quarantine_bytes) {
-        release(ring[ring_head]);
-        ring_bytes -= ring[ring_head].size;
-        ring_head = (ring_head + 1) % kQuarantineSlots;
-        ring_len--;
-    }
-    ring[(ring_head + ring_len) % kQuarantineSlots] = f;
-    ring_len++;
-    ring_bytes += f.size;
+    freed_bytes += f.size;
+    ++freed_count;
+}
+
+// As memcheck, at the next allocation, not at the free: a block larger than
+// the whole queue is still caught until then.
+void quarantine_trim(void (*release)(const FreedBlock&)) {
+    while (freed_bytes > clo.freelist_vol)
+        release_oldest(release);
 }
 
 const FreedBlock* quarantine_find(Addr addr) {
-    for (UInt i = 0; i < ring_len; ++i) {
-        const FreedBlock& f = ring[(ring_head + i) % kQuarantineSlots];
-        if (f.addr == addr) return &f;
-    }
+    for (UInt l = 0; l < 2; ++l)
+        for (FreedNode* n = freed_head[l]; n; n = n->next)
+            if (n->f.addr == addr) return &n->f;
     return nullptr;
+}
+
+const FreedBlock* quarantine_find_bracketing(Addr a, SizeT rz) {
+    // Lists run oldest first: the last match is the newest (memory of a
+    // released block can be freed again in a later block).
+    const FreedBlock* inside = nullptr;
+    const FreedBlock* near = nullptr;
+    for (UInt l = 0; l < 2; ++l)
+        for (FreedNode* n = freed_head[l]; n; n = n->next) {
+            const FreedBlock& f = n->f;
+            if (a >= f.addr && a < f.addr + f.size)
+                inside = &f;
+            else if (a + rz >= f.addr && a < f.addr + f.size + rz)
+                near = &f;
+        }
+    return inside ? inside : near;
+}
+
+ULong quarantine_bytes() {
+    return freed_bytes;
 }
 
 } // namespace mg

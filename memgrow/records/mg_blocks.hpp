@@ -66,14 +66,25 @@ Block* block_find(Table t, Addr addr);
 // Removes the block from its table; the caller releases it with block_dispose.
 Block* block_remove(Table t, Addr addr);
 void block_dispose(Block* b);
+// A live block whose payload or redzones of rz bytes hold a (a linear
+// search: for error descriptions only); null if none.
+Block* block_bracketing(Table t, Addr a, SizeT rz);
 // Every live block of a table, in no order (VG_(malloc)ed; null when none).
 Block** blocks_snapshot(Table t, UInt* n);
 
-// Holds a freed host block back from reuse; `release` is called for each
-// block that leaves the quarantine to make room (possibly f itself, when it
-// is larger than the whole quarantine).
-void quarantine_push(const FreedBlock& f, void (*release)(const FreedBlock&));
+// Holds a freed host block back from reuse (--freelist-vol bytes, the
+// blocks of --freelist-big-blocks bytes or more released first, as memcheck).
+void quarantine_push(const FreedBlock& f);
+// Releases the oldest blocks, the big ones first, until the quarantine holds
+// at most --freelist-vol bytes; called before each allocation (memcheck's
+// moment), `release` for each block that leaves.
+void quarantine_trim(void (*release)(const FreedBlock&));
 // The quarantined block at addr, if any (a double free).
 const FreedBlock* quarantine_find(Addr addr);
+// The quarantined block whose payload holds a, else one whose payload or
+// redzones of rz bytes do (an address error's description); null if none.
+const FreedBlock* quarantine_find_bracketing(Addr a, SizeT rz);
+// Bytes held in the quarantine.
+ULong quarantine_bytes();
 
 } // namespace mg

@@ -133,7 +133,7 @@ UWord entry_frames(const CapturedStack& stack, const PythonStack& py) {
 // gives way to the Python frames it runs; between Python frames the
 // interpreter's own call machinery is left out, C extensions stay.
 UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack& py, StackWord* w,
-                  UInt depth) {
+                  UInt depth, bool keep_preload = false) {
     bool only = clo.python == PythonFrames::only && py.n_tokens > 0;
     // A deep native stack (PyTorch's dispatcher: 30 to 60 frames from an
     // operator to its allocation) must not crowd out the Python line that
@@ -145,7 +145,8 @@ UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack
     bool after_python = false;
     for (UInt i = 0; i < stack.n && n < depth; ++i) {
         Addr ip = stack.ips[i];
-        if (in_preload(ip)) continue;
+        // An error inside a replaced function shows that function on top.
+        if (in_preload(ip) && !(keep_preload && n == i)) continue;
         if (i < 64 && (eval_mask >> i & 1) && i > 0 && segment < py.n_segments) {
             for (; token < py.segment_end[segment] && n < depth; ++token)
                 w[n++] = py.tokens[token];
@@ -207,6 +208,20 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
     Site* s = intern(space, device, w, n);
     *stack.payload = s;
     return s;
+}
+
+UInt current_hybrid_stack(ThreadId tid, StackWord* w, UInt max) {
+    UInt depth = static_cast<UInt>(clo.depth);
+    if (depth > max) depth = max;
+    if (!python_poll()) return 0;
+    // An error is rare: no cache, so as not to disturb the allocations'.
+    Addr ips[kPythonNativeFrames], sps[kPythonNativeFrames];
+    UInt n = VG_(get_StackTrace)(tid, ips, kPythonNativeFrames, sps, nullptr, 0);
+    CapturedStack stack{ips, sps, n, nullptr};
+    static PythonStack py;
+    python_stack(tid, depth, &py);
+    UWord mask = eval_frames(stack) | entry_frames(stack, py);
+    return merge_python(stack, mask, py, w, depth, true);
 }
 
 UInt site_count() {

@@ -40,6 +40,10 @@ struct Site {
 // preload (the malloc replacements, the CUDA wrappers) are left out.
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device);
 
+// The hybrid stack (Python frames among native ones) of tid now, with the
+// preload's frames kept (an error inside a replaced strlen shows it), into
+// w; 0 when no interpreter runs (the native stack is the whole story).
+UInt current_hybrid_stack(ThreadId tid, StackWord* w, UInt max);
 UInt site_count();
 Site* site_at(UInt id);
 

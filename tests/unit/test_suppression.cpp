@@ -178,6 +178,21 @@ BOOST_AUTO_TEST_CASE(parse_keeps_this_tools_suppressions_and_skips_others) {
     BOOST_TEST(m.err.line == 15u);
 }
 
+BOOST_AUTO_TEST_CASE(parse_param_skips_the_argument_line) {
+    // memcheck's Param line: the argument, then the stack.
+    Result r = parse_all("{\n  p\n  memgrow:Param\n  read(buf)\n  fun:main\n}\n");
+    BOOST_REQUIRE(r.ok);
+    BOOST_REQUIRE_EQUAL(r.entries.size(), 1u);
+    BOOST_TEST(r.entries[0].kind == "Param");
+    BOOST_REQUIRE_EQUAL(r.entries[0].patterns.size(), 1u);
+    BOOST_TEST(r.entries[0].patterns[0] == "main");
+    Result missing = parse_all("{\n  p\n  memgrow:Param\n}\n");
+    BOOST_TEST(!missing.ok);
+    BOOST_TEST(missing.err.line == 4u);
+    // Other kinds have no such line.
+    BOOST_TEST(!parse_all("{\n  a\n  memgrow:Addr8\n  read(buf)\n  fun:main\n}\n").ok);
+}
+
 BOOST_AUTO_TEST_CASE(parse_empty_and_comment_only_files) {
     BOOST_TEST(parse_all("").ok);
     BOOST_TEST(parse_all("\n\n  # nothing\n\t\n").entries.empty());

@@ -1,0 +1,156 @@
+#include "checks/mg_abits.hpp"
+
+namespace mg {
+
+bool abits_on;
+
+namespace {
+
+constexpr SizeT kPrimaryEntries = SizeT(1) << kAbitsPrimaryBits;
+constexpr SizeT kSecAlloc = kAbitsSecBytes + kAbitsSlack;
+
+// Zero-filled (bss) until abits_init points every entry at no_access: a run
+// with --addressability=no never touches its pages.
+UChar* primary[kPrimaryEntries];
+alignas(64) UChar no_access[kSecAlloc];
+alignas(64) UChar all_access[kSecAlloc];
+ULong n_secondaries;
+
+// Chunks above the primary's range: chunk number -> secondary.
+struct AuxNode {
+    AuxNode* next; // VgHashNode layout: next, key
+    UWord chunk;
+    UChar* sec;
+};
+VgHashTable* aux;
+
+bool distinguished(const UChar* s) {
+    return s == no_access || s == all_access;
+}
+
+UChar** slot_of(Addr a) {
+    UWord chunk = a >> kAbitsChunkBits;
+    if (chunk < kPrimaryEntries) return &primary[chunk];
+    auto* n = static_cast<AuxNode*>(VG_(HT_lookup)(aux, chunk));
+    if (!n) {
+        n = static_cast<AuxNode*>(VG_(malloc)("mg.abits.aux", sizeof(AuxNode)));
+        n->chunk = chunk;
+        n->sec = no_access;
+        VG_(HT_add_node)(aux, n);
+    }
+    return &n->sec;
+}
+
+const UChar* sec_for_read(Addr a) {
+    UWord chunk = a >> kAbitsChunkBits;
+    if (chunk < kPrimaryEntries) return primary[chunk];
+    auto* n = static_cast<AuxNode*>(VG_(HT_lookup)(aux, chunk));
+    return n ? n->sec : no_access;
+}
+
+// A secondary of the chunk of a that may be written, copied from the
+// distinguished one it shared.
+UChar* sec_for_write(Addr a) {
+    UChar** slot = slot_of(a);
+    if (distinguished(*slot)) {
+        auto* s = static_cast<UChar*>(VG_(malloc)("mg.abits.sec", kSecAlloc));
+        VG_(memcpy)(s, *slot, kAbitsSecBytes);
+        VG_(memset)(s + kAbitsSecBytes, 0xff, kAbitsSlack);
+        *slot = s;
+        ++n_secondaries;
+    }
+    return *slot;
+}
+
+void set_whole_chunk(Addr a, bool addressable) {
+    UChar** slot = slot_of(a);
+    if (!distinguished(*slot)) {
+        VG_(free)(*slot);
+        --n_secondaries;
+    }
+    *slot = addressable ? all_access : no_access;
+}
+
+// Bits [from, to) of one chunk's bitmap.
+void set_bits(UChar* s, UWord from, UWord to, bool addressable) {
+    while (from < to && (from & 7)) {
+        UChar m = UChar(1u << (from & 7));
+        s[from >> 3] = addressable ? UChar(s[from >> 3] & ~m) : UChar(s[from >> 3] | m);
+        ++from;
+    }
+    if (to - from >= 8) {
+        SizeT bytes = (to - from) >> 3;
+        VG_(memset)(s + (from >> 3), addressable ? 0 : 0xff, bytes);
+        from += bytes << 3;
+    }
+    for (; from < to; ++from) {
+        UChar m = UChar(1u << (from & 7));
+        s[from >> 3] = addressable ? UChar(s[from >> 3] & ~m) : UChar(s[from >> 3] | m);
+    }
+}
+
+} // namespace
+
+void abits_init() {
+    abits_on = true;
+    VG_(memset)(no_access, 0xff, sizeof no_access);
+    VG_(memset)(all_access + kAbitsSecBytes, 0xff, kAbitsSlack);
+    for (SizeT i = 0; i < kPrimaryEntries; ++i)
+        primary[i] = no_access;
+    aux = VG_(HT_construct)("mg.abits.aux");
+}
+
+void abits_make(Addr a, SizeT len, bool addressable) {
+    if (!abits_on || len == 0) return;
+    Addr end = a + len;
+    if (end < a) end = ~Addr(0); // a range that wraps ends at the top
+    while (a < end) {
+        Addr chunk_end = (a | (kAbitsChunk - 1)) + 1;
+        Addr stop = chunk_end == 0 || chunk_end > end ? end : chunk_end;
+        UWord from = a & (kAbitsChunk - 1);
+        UWord to = stop == chunk_end ? kAbitsChunk : stop & (kAbitsChunk - 1);
+        if (from == 0 && to == kAbitsChunk) {
+            set_whole_chunk(a, addressable);
+        } else {
+            const UChar* cur = sec_for_read(a);
+            if (cur != (addressable ? all_access : no_access))
+                set_bits(sec_for_write(a), from, to, addressable);
+        }
+        if (stop == end) break;
+        a = stop;
+    }
+}
+
+bool abits_first_bad(Addr a, SizeT len, Addr* bad) {
+    if (!abits_on) return false;
+    for (SizeT i = 0; i < len; ++i) {
+        Addr b = a + i;
+        const UChar* s = sec_for_read(b);
+        if (s == all_access) {
+            // Skip the rest of the chunk.
+            SizeT left = kAbitsChunk - (b & (kAbitsChunk - 1));
+            i += left - 1;
+            continue;
+        }
+        UWord off = b & (kAbitsChunk - 1);
+        if (s[off >> 3] >> (off & 7) & 1) {
+            *bad = b;
+            return true;
+        }
+    }
+    return false;
+}
+
+UChar* const* abits_primary() {
+    return primary;
+}
+
+const UChar* abits_distinguished(bool addressable) {
+    return addressable ? all_access : no_access;
+}
+
+ULong abits_secondaries() {
+    return n_secondaries;
+}
+
+} // namespace mg

@@ -1,0 +1,285 @@
+#include "checks/mg_access.hpp"
+#include "checks/mg_abits.hpp"
+#include "checks/mg_errors.hpp"
+#include "checks/mg_memevents.hpp"
+#include "mg_options.hpp"
+
+namespace mg {
+
+namespace {
+
+constexpr UWord kWrite = 1u << 16;
+
+// The slow path: the exact check, partial loads, the error.
+void access_slow(Addr a, UWord size_write) {
+    SizeT n = size_write & 0xffff;
+    bool write = size_write & kWrite;
+    Addr bad;
+    if (!abits_first_bad(a, n, &bad)) return;
+    // Memcheck's partial loads: a naturally aligned load of a word or a
+    // vector with at least one addressable byte is no error (vectorised
+    // string code reads whole aligned words across a block's end).
+    if (!write && clo.partial_loads_ok && (n == 8 || n == 16 || n == 32) && (a & (n - 1)) == 0) {
+        for (SizeT i = 0; i < n; ++i) {
+            Addr b;
+            if (!abits_first_bad(a + i, 1, &b)) return;
+        }
+    }
+    report_access_error(VG_(get_running_tid)(), a, n, write);
+}
+
+IRExpr* c64(ULong v) {
+    return IRExpr_Const(IRConst_U64(v));
+}
+
+IRExpr* tmp(IRSB* sb, IRType ty, IRExpr* e) {
+    IRTemp t = newIRTemp(sb->tyenv, ty);
+    addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+    return IRExpr_RdTmp(t);
+}
+
+bool inline_size(UInt n) {
+    return n == 1 || n == 2 || n == 4 || n == 8 || n == 16 || n == 32;
+}
+
+// bits = the bitmap bits of [addr, addr+n), from the chunk's secondary;
+// the access takes the slow path when any is set or addr is above the
+// primary's range. A chunk-crossing access reads the secondary's slack
+// (all set).
+IRExpr* bad_condition(IRSB* sb, IRExpr* addr, UInt n) {
+    IRExpr* idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, IRExpr_Const(IRConst_U8(16))));
+    idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1)));
+    IRExpr* off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, idx, IRExpr_Const(IRConst_U8(3))));
+    IRExpr* slot = tmp(sb, Ity_I64,
+                       IRExpr_Binop(Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())), off));
+    IRExpr* sec = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    IRExpr* low = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, addr, c64(kAbitsChunk - 1)));
+    IRExpr* byte = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, low, IRExpr_Const(IRConst_U8(3))));
+    IRExpr* where = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, sec, byte));
+    // Bits 0..7 of the first byte are offsets addr&7 ..: n + 7 bits at most.
+    IRExpr* bits;
+    if (n <= 8) {
+        IRExpr* b16 = tmp(sb, Ity_I16, IRExpr_Load(Iend_LE, Ity_I16, where));
+        bits = tmp(sb, Ity_I64, IRExpr_Unop(Iop_16Uto64, b16));
+    } else if (n == 16) {
+        IRExpr* b32 = tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32, where));
+        bits = tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, b32));
+    } else {
+        bits = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, where));
+    }
+    IRExpr* sh64 = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, addr, c64(7)));
+    IRExpr* sh = tmp(sb, Ity_I8, IRExpr_Unop(Iop_64to8, sh64));
+    IRExpr* mask = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, c64((1ull << n) - 1), sh));
+    IRExpr* hit = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, bits, mask));
+    IRExpr* hi = tmp(sb, Ity_I64,
+                     IRExpr_Binop(Iop_Shr64, addr,
+                                  IRExpr_Const(IRConst_U8(kAbitsPrimaryBits + kAbitsChunkBits))));
+    IRExpr* any = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64, hit, hi));
+    return tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, any, c64(0)));
+}
+
+// The error names the instruction and unwinds the stack: the guest's IP,
+// SP and FP must be in the guest state when the helper runs.
+void annotate(IRDirty* d, const VexGuestLayout* layout) {
+    d->nFxState = 3;
+    const Int offs[3] = {layout->offset_IP, layout->offset_SP, layout->offset_FP};
+    const Int sizes[3] = {layout->sizeof_IP, layout->sizeof_SP, layout->sizeof_FP};
+    for (Int i = 0; i < 3; ++i) {
+        d->fxState[i].fx = Ifx_Read;
+        d->fxState[i].offset = offs[i];
+        d->fxState[i].size = sizes[i];
+        d->fxState[i].nRepeats = 0;
+        d->fxState[i].repeatLen = 0;
+    }
+}
+
+void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, bool write,
+               IRExpr* guard) {
+    if (n == 0) return;
+    if (n > 0xffff) n = 0xffff;
+    IRExpr* cond = guard;
+    if (inline_size(n)) {
+        IRExpr* bad = bad_condition(sb, addr, n);
+        cond = guard ? tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, bad, guard)) : bad;
+    }
+    IRDirty* d = unsafeIRDirty_0_N(0, "mg_access_slow",
+                                   VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&access_slow)),
+                                   mkIRExprVec_2(addr, c64(n | (write ? kWrite : 0))));
+    if (cond) d->guard = cond;
+    annotate(d, layout);
+    addStmtToIRSB(sb, IRStmt_Dirty(d));
+}
+
+UInt size_of(IRSB* sb, IRExpr* e) {
+    return static_cast<UInt>(sizeofIRType(typeOfIRExpr(sb->tyenv, e)));
+}
+
+UInt loadg_size(IRLoadGOp op) {
+    switch (op) {
+    case ILGop_IdentV128:
+        return 16;
+    case ILGop_Ident64:
+        return 8;
+    case ILGop_Ident32:
+        return 4;
+    case ILGop_16Uto32:
+    case ILGop_16Sto32:
+        return 2;
+    default:
+        return 1;
+    }
+}
+
+// An address as an atom of type I64 (flat IR's addresses already are).
+IRExpr* atom(IRSB* sb, IRExpr* a) {
+    return isIRAtom(a) ? a : tmp(sb, Ity_I64, a);
+}
+
+// A write of SP. A move of up to 64 bytes in steps of 8 (calls, returns,
+// pushes, pops, most frames) with SP 8-aligned changes the low bits of one
+// 64-bit bitmap word: updated inline when the chunk has a bitmap of its own
+// and the bits stay inside it (else the word is a scratch one); any other
+// move calls the helper with the old and new values.
+alignas(8) ULong sp_scratch;
+
+IRExpr* binop(IRSB* sb, IRType ty, IROp op, IRExpr* a, IRExpr* b) {
+    return tmp(sb, ty, IRExpr_Binop(op, a, b));
+}
+IRExpr* u8(UInt v) {
+    return IRExpr_Const(IRConst_U8(static_cast<UChar>(v)));
+}
+
+void add_sp_change(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
+    constexpr ULong kRedZone = VG_STACK_REDZONE_SZB;
+    IRExpr* d = binop(sb, Ity_I64, Iop_Sub64, old_sp, new_sp);
+    IRExpr* pop = binop(sb, Ity_I1, Iop_CmpLT64S, d, c64(0)); // SP went up
+    IRExpr* neg = binop(sb, Ity_I64, Iop_Sub64, c64(0), d);
+    IRExpr* ad = tmp(sb, Ity_I64, IRExpr_ITE(pop, neg, d));
+    // The bytes that change: [low - rz, low - rz + ad), low the lower SP.
+    IRExpr* low_sp = tmp(sb, Ity_I64, IRExpr_ITE(pop, old_sp, new_sp));
+    IRExpr* x = binop(sb, Ity_I64, Iop_Sub64, low_sp, c64(kRedZone));
+    // Slow unless: ad in 8..64 in steps of 8, x 8-aligned and in the
+    // primary's range, the bits inside x's chunk.
+    IRExpr* ad_m1 = binop(sb, Ity_I64, Iop_Sub64, ad, c64(1));
+    IRExpr* big = binop(sb, Ity_I64, Iop_Shr64, ad_m1, u8(6)); // ad - 1 >= 64 (or ad == 0)
+    IRExpr* mis = binop(sb, Ity_I64, Iop_And64, binop(sb, Ity_I64, Iop_Or64, ad, x), c64(7));
+    IRExpr* hi = binop(sb, Ity_I64, Iop_Shr64, x, u8(kAbitsPrimaryBits + kAbitsChunkBits));
+    IRExpr* low = binop(sb, Ity_I64, Iop_And64, x, c64(kAbitsChunk - 1));
+    IRExpr* over = binop(sb, Ity_I64, Iop_Shr64, binop(sb, Ity_I64, Iop_Add64, low, ad), u8(16));
+    IRExpr* bad = binop(sb, Ity_I64, Iop_Or64, binop(sb, Ity_I64, Iop_Or64, big, mis),
+                        binop(sb, Ity_I64, Iop_Or64, hi, over));
+    IRExpr* shape = binop(sb, Ity_I1, Iop_CmpEQ64, bad, c64(0));
+    IRExpr* idx = binop(sb, Ity_I64, Iop_Shr64, x, u8(kAbitsChunkBits));
+    idx = binop(sb, Ity_I64, Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1));
+    IRExpr* slot = binop(sb, Ity_I64, Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())),
+                         binop(sb, Ity_I64, Iop_Shl64, idx, u8(3)));
+    IRExpr* sec = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    IRExpr* own1 = binop(sb, Ity_I1, Iop_CmpNE64, sec,
+                         c64(reinterpret_cast<ULong>(abits_distinguished(false))));
+    IRExpr* own2 = binop(sb, Ity_I1, Iop_CmpNE64, sec,
+                         c64(reinterpret_cast<ULong>(abits_distinguished(true))));
+    IRExpr* own = binop(sb, Ity_I1, Iop_And1, own1, own2);
+    IRExpr* fast = binop(sb, Ity_I1, Iop_And1, shape, own);
+    IRExpr* where = binop(sb, Ity_I64, Iop_Add64, sec, binop(sb, Ity_I64, Iop_Shr64, low, u8(3)));
+    IRExpr* target =
+        tmp(sb, Ity_I64, IRExpr_ITE(fast, where, c64(reinterpret_cast<ULong>(&sp_scratch))));
+    // ad bits from bit 0 (x is 8-aligned): ~0 >> (64 - ad).
+    IRExpr* shift =
+        tmp(sb, Ity_I8, IRExpr_Unop(Iop_64to8, binop(sb, Ity_I64, Iop_Sub64, c64(64), ad)));
+    IRExpr* mask = binop(sb, Ity_I64, Iop_Shr64, c64(~0ull), shift);
+    IRExpr* word = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, target));
+    IRExpr* set = binop(sb, Ity_I64, Iop_Or64, word, mask);
+    IRExpr* cleared =
+        binop(sb, Ity_I64, Iop_And64, word, tmp(sb, Ity_I64, IRExpr_Unop(Iop_Not64, mask)));
+    addStmtToIRSB(sb,
+                  IRStmt_Store(Iend_LE, target, tmp(sb, Ity_I64, IRExpr_ITE(pop, set, cleared))));
+
+    IRDirty* call = unsafeIRDirty_0_N(
+        0, "mg_sp_changed", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&memevents_sp_changed)),
+        mkIRExprVec_2(old_sp, new_sp));
+    IRExpr* moved = binop(sb, Ity_I1, Iop_CmpNE64, old_sp, new_sp);
+    IRExpr* slow = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, fast));
+    call->guard = binop(sb, Ity_I1, Iop_And1, moved, slow);
+    addStmtToIRSB(sb, IRStmt_Dirty(call));
+}
+
+} // namespace
+
+IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
+    static bool first = true;
+    if (first) {
+        // Before the client's first instruction: its SP is the initial one.
+        first = false;
+        memevents_initial_stack(VG_(get_SP)(1));
+    }
+    IRSB* out = deepCopyIRSBExceptStmts(in);
+    for (Int i = 0; i < in->stmts_used; ++i) {
+        IRStmt* st = in->stmts[i];
+        switch (st->tag) {
+        case Ist_WrTmp:
+            if (st->Ist.WrTmp.data->tag == Iex_Load) {
+                IRExpr* ld = st->Ist.WrTmp.data;
+                add_check(out, layout, atom(out, ld->Iex.Load.addr),
+                          static_cast<UInt>(sizeofIRType(ld->Iex.Load.ty)), false, nullptr);
+            }
+            break;
+        case Ist_Store:
+            add_check(out, layout, atom(out, st->Ist.Store.addr), size_of(in, st->Ist.Store.data),
+                      true, nullptr);
+            break;
+        case Ist_StoreG: {
+            IRStoreG* g = st->Ist.StoreG.details;
+            add_check(out, layout, atom(out, g->addr), size_of(in, g->data), true, g->guard);
+            break;
+        }
+        case Ist_LoadG: {
+            IRLoadG* g = st->Ist.LoadG.details;
+            add_check(out, layout, atom(out, g->addr), loadg_size(g->cvt), false, g->guard);
+            break;
+        }
+        case Ist_CAS: {
+            IRCAS* c = st->Ist.CAS.details;
+            UInt n = size_of(in, c->expdLo) * (c->expdHi ? 2 : 1);
+            add_check(out, layout, atom(out, c->addr), n, true, nullptr);
+            break;
+        }
+        case Ist_LLSC:
+            if (st->Ist.LLSC.storedata)
+                add_check(out, layout, atom(out, st->Ist.LLSC.addr),
+                          size_of(in, st->Ist.LLSC.storedata), true, nullptr);
+            else
+                add_check(
+                    out, layout, atom(out, st->Ist.LLSC.addr),
+                    static_cast<UInt>(sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result))),
+                    false, nullptr);
+            break;
+        case Ist_Dirty: {
+            IRDirty* d = st->Ist.Dirty.details;
+            if (d->mFx != Ifx_None && d->mAddr)
+                add_check(out, layout, atom(out, d->mAddr), static_cast<UInt>(d->mSize),
+                          d->mFx != Ifx_Read,
+                          isIRAtom(d->guard) && d->guard->tag == Iex_Const &&
+                                  d->guard->Iex.Const.con->Ico.U1
+                              ? nullptr
+                              : d->guard);
+            break;
+        }
+        case Ist_Put:
+            if (st->Ist.Put.offset == layout->offset_SP &&
+                typeOfIRExpr(in->tyenv, st->Ist.Put.data) == Ity_I64) {
+                IRExpr* old_sp = tmp(out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
+                IRExpr* new_sp = atom(out, st->Ist.Put.data);
+                addStmtToIRSB(out, st);
+                add_sp_change(out, old_sp, new_sp);
+                continue;
+            }
+            break;
+        default:
+            break;
+        }
+        addStmtToIRSB(out, st);
+    }
+    return out;
+}
+
+} // namespace mg

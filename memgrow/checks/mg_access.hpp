@@ -1,0 +1,14 @@
+// --addressability=yes: every load and store of the client checked against
+// the A-bits (mg_abits.hpp), with memcheck's errors.
+#pragma once
+
+#include "mg_vg.hpp"
+
+namespace mg {
+
+// Adds the checks to a superblock: before each load, store, guarded load
+// or store, CAS and dirty helper's memory effect, an inline look-up of the
+// access's bitmap bits, and a call to the slow path only where one is set.
+IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout);
+
+} // namespace mg

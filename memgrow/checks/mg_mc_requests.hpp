@@ -1,0 +1,15 @@
+// Memcheck's client requests about addressability (memcheck.h), answered
+// as memcheck answers them, so that programs annotated for memcheck work
+// under memgrow: MAKE_MEM_NOACCESS/UNDEFINED/DEFINED(_IF_ADDRESSABLE),
+// CHECK_MEM_IS_ADDRESSABLE/DEFINED. Without --addressability they change
+// nothing and every check passes.
+#pragma once
+
+#include "mg_vg.hpp"
+
+namespace mg {
+
+// True when args[0] is one of those requests (answered in *ret).
+bool mc_client_request(ThreadId tid, UWord* args, UWord* ret);
+
+} // namespace mg
