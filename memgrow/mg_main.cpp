@@ -10,6 +10,7 @@
 #include "mg_options.hpp"
 #include "classify/mg_projection.hpp"
 #include "python/mg_python.hpp"
+#include "python/mg_revival.hpp"
 #include "python/mg_client_memory.hpp"
 #include "intercept/mg_requests.hpp"
 #include "records/mg_stacks.hpp"
@@ -30,12 +31,14 @@ void post_clo_init() {
     timeline_init();
 }
 
-// Only --time-unit=i instruments: each superblock adds its instruction
-// count to the clock when it starts (superblocks left early by a side exit
+// Refused instructions and CPython's free-list revivals get their own
+// passes; the clock instruments only with --time-unit=i: each superblock adds
+// its instruction count when it starts (superblocks left early by a side exit
 // still count whole; the clock stays deterministic).
-IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout*, const VexGuestExtents*,
-                 const VexArchInfo* host, IRType, IRType) {
+IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout* layout,
+                 const VexGuestExtents* vge, const VexArchInfo* host, IRType, IRType) {
     in = host_insns_instrument(in, host);
+    in = revival_instrument(in, layout, vge);
     if (clo.time_unit != TimeUnit::instructions) return in;
     ULong n_instrs = 0;
     for (Int i = 0; i < in->stmts_used; ++i)
@@ -72,6 +75,7 @@ void fini(Int /*exitcode*/) {
         ("memgrow: stack cache: %'llu hits, %'llu misses; %'u sites\n", st.hits, st.misses,
          site_count());
         python_print_stats();
+        revival_print_stats();
         live_print_stats();
     }
 }

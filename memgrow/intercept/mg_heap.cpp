@@ -4,6 +4,7 @@
 #include "checks/mg_errors.hpp"
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
+#include "python/mg_revival.hpp"
 #include "records/mg_stacks.hpp"
 #include "records/mg_timeline.hpp"
 
@@ -48,6 +49,7 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
     b->birth = clock_end();
     if (orig_align) b->align_log2p1 = align_code(orig_align, align);
     timeline_alloc(s, size);
+    revival_block_allocated(tid, reinterpret_cast<Addr>(p), size);
     return p;
 }
 
@@ -91,6 +93,7 @@ bool drop_block(ThreadId tid, void* p, FreeCall call) {
     if (!kind_matches(b->kind, call)) report_mismatched_free(tid, a, call, *b);
     timeline_free(b->site, b->size);
     python_block_freed(a, b->size);
+    revival_block_freed(a);
     FreedBlock f{a, b->size, b->site, free_stack(tid), b->kind};
     block_dispose(b);
     quarantine_push(f, release);

@@ -3,6 +3,7 @@
 
 #include "mg_vg.hpp"
 #include "core/timeline.hpp"
+#include "records/mg_stacks.hpp"
 
 namespace mg {
 
@@ -38,7 +39,8 @@ struct Site {
 
 // The site of the current stack of `tid` in `space`. Frames inside memgrow's
 // preload (the malloc replacements, the CUDA wrappers) are left out.
-Site* site_of_current_stack(ThreadId tid, Space space, UInt device);
+Site* site_of_current_stack(ThreadId tid, Space space, UInt device,
+                            StackPurpose purpose = StackPurpose::allocation);
 
 UInt site_count();
 Site* site_at(UInt id);

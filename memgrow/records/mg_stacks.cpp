@@ -12,7 +12,7 @@ constexpr UInt kCachedFrames = 64; // deeper stacks (--depth > 60) are not cache
 // callers), so a set holds several and the verification picks.
 constexpr UInt kSets = 16;
 constexpr UInt kWays = 4;
-constexpr UInt kPurposes = 2;
+constexpr UInt kPurposes = 3;
 
 struct Entry {
     Addr ip0, sp0, fp0; // the unwinder's start registers: the key

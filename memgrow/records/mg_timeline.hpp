@@ -35,6 +35,10 @@ ULong clock_end();
 
 void timeline_alloc(Site* s, SizeT bytes);
 void timeline_free(Site* s, SizeT bytes);
+// A live block changes hands (memory revived from a free list): its bytes
+// leave `from`'s series and join `to`'s at the current clock, which does not
+// move (nothing was allocated from the heap).
+void timeline_recharge(Site* from, Site* to, SizeT bytes);
 void timeline_mark();
 void timeline_warmup_end();
 // Freezes the classified state. Returns false if teardown had already begun.
