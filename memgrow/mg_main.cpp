@@ -83,7 +83,10 @@ void fini(Int /*exitcode*/) {
 // New code may be an interpreter to read frames from; mappings that go
 // away or lose permissions end what the client-memory checks cached.
 void on_mmap(Addr, SizeT, Bool, Bool, Bool executable, ULong) {
-    if (executable) python_code_mapped();
+    if (executable) {
+        python_code_mapped();
+        revival_code_mapped();
+    }
 }
 void on_munmap(Addr, SizeT) {
     client_memory_changed();

@@ -35,11 +35,15 @@ struct Stats {
 // that this thread did not malloc meanwhile came from a cache: it moves to
 // the array object's site (the same Python line).
 // PyArrayObject_fields, NumPy 1.x and 2.x.
-constexpr Addr kArrayData = 16, kArrayNd = 24, kArrayDims = 32, kArrayFlags = 64, kArrayBytes = 96;
-constexpr UInt kOwnData = 0x4; // NPY_ARRAY_OWNDATA
+constexpr Addr kArrayData = 16, kArrayNd = 24, kArrayDims = 32, kArrayFlags = 64;
+constexpr SizeT kArrayBytes = 72; // up to the flags, in every NumPy
+constexpr UInt kOwnData = 0x4;    // NPY_ARRAY_OWNDATA
 constexpr UInt kWatchEvents = 16;
 constexpr UInt kFreshMax = 4;
 constexpr Addr kTpName = 24;
+
+// Whether NumPy's core module is loaded: until then nothing is watched.
+bool numpy_loaded, code_mapped;
 
 struct Watch {
     Addr object; // a fresh object whose type is not yet known, or an array
@@ -92,13 +96,9 @@ void settle_watch(ThreadId tid) {
     if (!watch.object || tid != watch_tid) return;
     Addr a = watch.object;
     if (!watch.is_array) {
-        Addr type;
-        if (!read_client(a + 8, &type) || !is_ndarray_type(type)) {
-            watch.object = 0;
-            return;
-        }
-        Block* b = block_find(Table::host, a);
-        if (!b || b->size < kArrayBytes) {
+        // The block is live (freeing it ends the watch) and large enough.
+        Addr type = *reinterpret_cast<const Addr*>(a + 8);
+        if (!is_ndarray_type(type)) {
             watch.object = 0;
             return;
         }
@@ -120,10 +120,20 @@ void settle_watch(ThreadId tid) {
     if ((watch.dims_done && watch.data_done) || ++watch.events > kWatchEvents) watch.object = 0;
 }
 
-void watch_fresh(ThreadId tid, Addr a) {
+void watch_fresh(ThreadId tid, Addr a, SizeT size) {
+    if (size < kArrayBytes) return;
     watch = {};
     watch.object = a;
     watch_tid = tid;
+}
+
+bool find_numpy() {
+    code_mapped = false;
+    for (const DebugInfo* di = VG_(next_DebugInfo)(nullptr); di; di = VG_(next_DebugInfo)(di)) {
+        const HChar* name = VG_(DebugInfo_get_filename)(di);
+        if (name && VG_(strstr)(name, "_multiarray_umath")) return true;
+    }
+    return false;
 }
 
 void recharge(ThreadId tid, Block* b) {
@@ -143,8 +153,9 @@ VG_REGPARM(1) void on_store_one(Addr a) {
     ++stats.checks;
     ThreadId tid = VG_(get_running_tid)();
     settle_watch(tid);
-    Block* b = block_find(Table::host, a);
-    if (!b && a >= kGcHeader) b = block_find(Table::host, a - kGcHeader);
+    // Past a GC header first: most revivals are lists, tuples and dicts.
+    Block* b = a >= kGcHeader ? block_find(Table::host, a - kGcHeader) : nullptr;
+    if (!b || b->size < kGcHeader + 16) b = block_find(Table::host, a);
     // A reference count and a type at least: a header-sized object. (A
     // thread switch between a malloc and its object's initialisation makes
     // the object look revived: it is charged to the same thread's stack.)
@@ -223,6 +234,10 @@ IRSB* revival_instrument(IRSB* bb, const VexGuestLayout* layout, const VexGuestE
 }
 
 void revival_block_allocated(ThreadId tid, Addr a, SizeT size) {
+    last = {a, a + size};
+    if (!numpy_loaded) {
+        if (!code_mapped || !clo.python_revival || !(numpy_loaded = find_numpy())) return;
+    }
     if (watch.object && tid == watch_tid) {
         if (watch.n_fresh < kFreshMax) watch.fresh[watch.n_fresh++] = a;
         settle_watch(tid);
@@ -231,8 +246,11 @@ void revival_block_allocated(ThreadId tid, Addr a, SizeT size) {
     // from this malloc: each new block may be an ndarray, its type known at
     // the next event.
     if (watch.object && watch.is_array && watch.dims_done) watch.object = 0;
-    if (!watch.object) watch_fresh(tid, a);
-    last = {a, a + size};
+    if (!watch.object) watch_fresh(tid, a, size);
+}
+
+void revival_code_mapped() {
+    code_mapped = true;
 }
 
 void revival_block_freed(Addr a) {

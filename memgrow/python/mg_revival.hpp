@@ -24,6 +24,9 @@ IRSB* revival_instrument(IRSB* bb, const VexGuestLayout* layout, const VexGuestE
 // revival).
 void revival_block_allocated(ThreadId tid, Addr a, SizeT size);
 
+// New executable code was mapped (NumPy may have been loaded).
+void revival_code_mapped();
+
 // A host block is being freed (a pending NumPy array is settled or dropped).
 void revival_block_freed(Addr a);
 
