@@ -13,6 +13,7 @@
 #include "mg_options.hpp"
 #include "classify/mg_projection.hpp"
 #include "python/mg_python.hpp"
+#include "python/mg_revival.hpp"
 #include "python/mg_client_memory.hpp"
 #include "intercept/mg_requests.hpp"
 #include "records/mg_stacks.hpp"
@@ -36,14 +37,17 @@ void post_clo_init() {
     timeline_init();
 }
 
-// Only --time-unit=i instruments: each superblock adds its instruction
-// count to the clock when it starts (superblocks left early by a side exit
+// Refused instructions, the access checks and CPython's free-list revivals
+// get their own passes, in that order: the access checks must see only the
+// client's loads and stores, not the tool memory the later passes read. The
+// clock instruments only with --time-unit=i: each superblock adds its
+// instruction count when it starts (superblocks left early by a side exit
 // still count whole; the clock stays deterministic).
-// The access checks come before the clock's own load and store.
-IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout* layout, const VexGuestExtents*,
-                 const VexArchInfo* host, IRType, IRType) {
+IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout* layout,
+                 const VexGuestExtents* vge, const VexArchInfo* host, IRType, IRType) {
     in = host_insns_instrument(in, host);
     if (abits_on) in = access_instrument(in, layout);
+    in = revival_instrument(in, layout, vge);
     if (clo.time_unit != TimeUnit::instructions) return in;
     ULong n_instrs = 0;
     for (Int i = 0; i < in->stmts_used; ++i)
@@ -83,6 +87,7 @@ void fini(Int /*exitcode*/) {
         if (abits_on) VG_(umsg)
         ("memgrow: A-bits: %'llu secondaries (%'llu KiB)\n", abits_secondaries(),
          abits_secondaries() * (kAbitsSecBytes + kAbitsSlack) / 1024);
+        revival_print_stats();
         live_print_stats();
     }
 }
@@ -91,7 +96,10 @@ void fini(Int /*exitcode*/) {
 // away or lose permissions end what the client-memory checks cached.
 void on_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool executable, ULong) {
     memevents_mmap(a, len, rr, ww, executable);
-    if (executable) python_code_mapped();
+    if (executable) {
+        python_code_mapped();
+        revival_code_mapped();
+    }
 }
 void on_munmap(Addr a, SizeT len) {
     memevents_munmap(a, len);

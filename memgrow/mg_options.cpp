@@ -103,7 +103,8 @@ static const HChar* const kOtherValueOptions[] = {
     "--python-malloc",    "--pytorch-caching",
     "--follow-launchers", "--python-test-layout-mismatch",
     "--teardown-scan",    "--mark-at",
-    "--addressability",   "--partial-loads-ok"};
+    "--addressability",   "--partial-loads-ok",
+    "--python-free-lists"};
 
 // The value of arg if it is "name=value", else null.
 static const HChar* value_of(const HChar* arg, const HChar* name) {
@@ -262,6 +263,7 @@ Bool process_option(const HChar* arg) {
     } else if VG_BOOL_CLO (arg, "--python-test-layout-mismatch", clo.python_test_layout_mismatch) {
     } else if VG_BOOL_CLO (arg, "--python-test-future-version", clo.python_test_future_version) {
     } else if VG_BOOL_CLO (arg, "--python-malloc", clo.python_malloc) {
+    } else if VG_BOOL_CLO (arg, "--python-free-lists", clo.python_revival) {
     } else if VG_BOOL_CLO (arg, "--pytorch-caching", clo.pytorch_caching) {
     } else if VG_BOOL_CLO (arg, "--follow-launchers", clo.follow_launchers) {
     } else if VG_STR_CLO (arg, "--report-every", str) {
@@ -332,6 +334,8 @@ void print_usage() {
      "                              check the CUDA memory API's use [yes]\n"
      "    --python-malloc=no|yes    set PYTHONMALLOC=malloc for the client unless set,\n"
      "                              so each Python object is a block of its own [yes]\n"
+     "    --python-free-lists=yes|no  charge memory revived from CPython's free lists\n"
+     "                              and NumPy's caches to the line reviving it [yes]\n"
      "    --pytorch-caching=yes|no  no: set PYTORCH_NO_CUDA_MEMORY_CACHING=1 for the\n"
      "                              client unless set, so each tensor is a device\n"
      "                              allocation of its own, at its Python line [yes]\n"

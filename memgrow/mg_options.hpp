@@ -51,6 +51,8 @@ struct Options {
     Bool python_test_future_version = False; // read debug offsets as 3.99's
     // --python-malloc: the preload sets PYTHONMALLOC=malloc unless set
     Bool python_malloc = True;
+    // --python-free-lists: memory revived from a free list is charged to the reviver
+    Bool python_revival = True;
     // --pytorch-caching=no: the preload sets PYTORCH_NO_CUDA_MEMORY_CACHING=1
     Bool pytorch_caching = True;
     // --show-realloc-size-zero (memcheck's, Valgrind 3.21+): realloc(p, 0) is an error

@@ -5,6 +5,7 @@
 #include "checks/mg_errors.hpp"
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
+#include "python/mg_revival.hpp"
 #include "records/mg_stacks.hpp"
 #include "scan/mg_leak.hpp"
 #include "records/mg_timeline.hpp"
@@ -60,6 +61,7 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
     if (tl.torn_down) block_born_in_teardown(b);
     if (orig_align) b->align_log2p1 = align_code(orig_align, align);
     timeline_alloc(s, size);
+    revival_block_allocated(tid, reinterpret_cast<Addr>(p), size);
     return p;
 }
 
@@ -97,6 +99,7 @@ bool drop_block(ThreadId tid, void* p, FreeCall call) {
     if (!kind_matches(b->kind, call)) report_mismatched_free(tid, a, call, *b);
     timeline_free(b->site, b->size);
     python_block_freed(a, b->size);
+    revival_block_freed(a);
     FreedBlock f{a, b->size, b->site, free_stack(tid), b->kind};
     abits_make(a, b->size, false); // a use after free, while quarantined
     block_dispose(b);

@@ -42,6 +42,7 @@ struct Stats {
 void turn_off(const HChar* why) {
     state = State::off;
     stack_cache_clear(StackPurpose::allocation); // their payloads were for Python stacks
+    stack_cache_clear(StackPurpose::revival);
     VG_(umsg)
     ("memgrow: warning: Python frames are off (%s; CPython %llu.%llu in %s); stacks are native "
      "only\n",
@@ -257,6 +258,7 @@ void examine(const DebugInfo* di) {
      runtime, layout->minor >= 13 ? "its debug offsets" : "memgrow's table");
     // Cached allocation stacks carry sites made without Python frames.
     stack_cache_clear(StackPurpose::allocation);
+    stack_cache_clear(StackPurpose::revival);
 }
 
 // ---- Strings ----------------------------------------------------------------

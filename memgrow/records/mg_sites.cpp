@@ -183,21 +183,21 @@ void sites_init() {
     grow_table();
 }
 
-Site* site_of_current_stack(ThreadId tid, Space space, UInt device) {
+Site* site_of_current_stack(ThreadId tid, Space space, UInt device, StackPurpose purpose) {
     UInt depth = static_cast<UInt>(clo.depth);
     StackWord w[kMaxFrames];
     if (preload_hi == 0 && preload_searches++ < 16) find_preload();
     if (python_poll()) {
         // The native part is cached with its evaluation-loop frames; the
         // Python frames change from line to line and are read every time.
-        CapturedStack stack = capture_stack(tid, StackPurpose::allocation, kPythonNativeFrames);
+        CapturedStack stack = capture_stack(tid, purpose, kPythonNativeFrames);
         if (!*stack.payload) *stack.payload = reinterpret_cast<void*>(eval_frames(stack));
         static PythonStack py;
         python_stack(tid, depth, &py);
         UWord mask = reinterpret_cast<UWord>(*stack.payload) | entry_frames(stack, py);
         return intern(space, device, w, merge_python(stack, mask, py, w, depth));
     }
-    CapturedStack stack = capture_stack(tid, StackPurpose::allocation, depth + 4);
+    CapturedStack stack = capture_stack(tid, purpose, depth + 4);
     Site* cached = static_cast<Site*>(*stack.payload);
     if (cached && cached->space == space && cached->device == device) return cached;
     // memgrow's own frames (the malloc replacements, the exit and CPython

@@ -3,6 +3,7 @@
 
 #include "mg_vg.hpp"
 #include "core/timeline.hpp"
+#include "records/mg_stacks.hpp"
 
 namespace mg {
 
@@ -38,7 +39,8 @@ struct Site {
 
 // The site of the current stack of `tid` in `space`. Frames inside memgrow's
 // preload (the malloc replacements, the CUDA wrappers) are left out.
-Site* site_of_current_stack(ThreadId tid, Space space, UInt device);
+Site* site_of_current_stack(ThreadId tid, Space space, UInt device,
+                            StackPurpose purpose = StackPurpose::allocation);
 
 // The hybrid stack (Python frames among native ones) of tid now, with the
 // preload's frames kept (an error inside a replaced strlen shows it), into

@@ -12,7 +12,7 @@ constexpr UInt kCachedFrames = 64; // deeper stacks (--depth > 60) are not cache
 // callers), so a set holds several and the verification picks.
 constexpr UInt kSets = 16;
 constexpr UInt kWays = 4;
-constexpr UInt kPurposes = 2;
+constexpr UInt kPurposes = 3;
 
 struct Entry {
     Addr ip0, sp0, fp0; // the unwinder's start registers: the key
@@ -70,7 +70,13 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
         caches[tid] =
             static_cast<ThreadCache*>(VG_(calloc)("mg.stacks.cache", 1, sizeof(ThreadCache)));
     }
-    Addr ip = VG_(get_IP)(tid), sp = VG_(get_SP)(tid), fp = frame_pointer(tid);
+    Addr ip = VG_(get_IP)(tid), sp = VG_(get_SP)(tid);
+    // A revival is caught at a store in the middle of optimised code, where
+    // RBP is as often an ordinary register (an object's address) as a frame
+    // pointer: keyed by it, no two revivals would share an entry. Where RBP
+    // is the frame pointer it is fixed by IP and SP; where it is not, the
+    // unwinder does not read it; the slots are checked either way.
+    Addr fp = purpose == StackPurpose::revival ? 0 : frame_pointer(tid);
     Addr stack_max = VG_(thread_get_stack_max)(tid);
     SizeT stack_size = VG_(thread_get_stack_size)(tid);
     static void* no_payload; // for stacks that are not cached

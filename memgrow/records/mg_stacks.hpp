@@ -13,7 +13,9 @@
 namespace mg {
 
 // What a cached stack stands for; each purpose has its own cache.
-enum class StackPurpose : UChar { allocation, deallocation };
+// Revivals of free-listed memory (mg_revival.cpp) have sets of their own, so
+// that they do not push the allocations' stacks out.
+enum class StackPurpose : UChar { allocation, deallocation, revival };
 
 struct CapturedStack {
     const Addr* ips; // innermost first; ips[0] is the current IP

@@ -86,6 +86,22 @@ void timeline_free(Site* s, SizeT bytes) {
     s->live_blocks--;
 }
 
+void timeline_recharge(Site* from, Site* to, SizeT bytes) {
+    from->live_bytes_now -= bytes;
+    from->live_blocks_now--;
+    to->live_bytes_now += bytes;
+    to->live_blocks_now++;
+    if (tl.torn_down) return;
+    record(from, -static_cast<i64>(bytes));
+    from->live_blocks--;
+    // The reviving line allocated it, as the program sees it.
+    record(to, static_cast<i64>(bytes));
+    to->live_blocks++;
+    to->allocated_bytes += bytes;
+    to->allocated_blocks++;
+    if (static_cast<ULong>(to->clock.live) > to->peak_bytes) to->peak_bytes = to->clock.live;
+}
+
 void timeline_mark(const HChar* label) {
     if (tl.torn_down) return;
     // The log says "per step" when every mark says "step".

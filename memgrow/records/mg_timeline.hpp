@@ -36,6 +36,10 @@ ULong clock_end();
 
 void timeline_alloc(Site* s, SizeT bytes);
 void timeline_free(Site* s, SizeT bytes);
+// A live block changes hands (memory revived from a free list): its bytes
+// leave `from`'s series and join `to`'s at the current clock, which does not
+// move (nothing was allocated from the heap).
+void timeline_recharge(Site* from, Site* to, SizeT bytes);
 // A mark; label: the program's name for its repetition ("step"), or null.
 void timeline_mark(const HChar* label);
 void timeline_warmup_end();

@@ -34,6 +34,7 @@ class Options(TestCase):
         self.assertRejected(["--json-file="], "the file name is empty")
         self.assertRejected(["--no-such-option=1"], "Unknown option: --no-such-option=1")
         self.assertRejected(["--python-malloc=maybe"], "Invalid boolean value 'maybe'")
+        self.assertRejected(["--python-free-lists=maybe"], "Invalid boolean value 'maybe'")
 
     def test_unwritable_json_file_is_an_error_at_start(self):
         self.assertRejected(["--json-file=/nonexistent-dir/report.json"],
@@ -44,7 +45,7 @@ class Options(TestCase):
                            stderr=subprocess.STDOUT, text=True)
         for opt in ("--json-file", "--time-unit", "--depth", "--warmup", "--mark-warmup", "--top",
                     "--leak-check=no|summary|full", "--show-leak-kinds", "--leak-check-heuristics",
-                    "--errors-for", "--python-malloc=no|yes"):
+                    "--errors-for", "--python-malloc=no|yes", "--python-free-lists=yes|no"):
             self.assertIn(opt, p.stdout)
 
     def test_instruction_clock(self):

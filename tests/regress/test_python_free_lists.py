@@ -1,0 +1,106 @@
+"""Memory revived from CPython's free lists and NumPy's caches is charged to
+the line that revives it (docs/python.md, "Free lists and caches"): on every
+interpreter, each line that only makes temporaries is stable and each line
+that keeps objects grows or holds, classified by Python line through the
+report's python_sites."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import SRC, describe, python_interpreters, run, source_line  # noqa: E402
+
+MALLOC = {"PYTHONMALLOC": "malloc"}
+# Each script: {marker: what its line may be}. "temp": stable, or holding no
+# more than a free list's worth (FREE_LIST_BYTES, below); else the class it
+# must have, and growing is forbidden for "plateau" and "held".
+EXPECT = {
+    "py_fl_lru.py": {"FL_TEMP": "temp", "FL_KEEP": "growing", "FL_BOUNDED_CALL": "held"},
+    "py_fl_scores.py": {"FL_IDS": "temp", "FL_SCORES": "temp", "FL_RECORD": "plateau"},
+    "py_fl_format_exc.py": {"FL_FORMAT": "plateau", "FL_STORE": "growing"},
+    "py_fl_dict_float.py": {"FL_DICT_TEMP": "temp", "FL_FLOAT_TEMP": "temp",
+                            "FL_DICT_KEEP": "growing", "FL_FLOAT_KEEP": "growing"},
+    "py_fl_generators.py": {"FL_YIELD": "temp", "FL_GEN_SUM": "temp", "FL_GEN_KEEP": "growing"},
+}
+NUMPY = {"NP_TEMP": "temp", "NP_RECENT": "plateau", "NP_KEEP": "growing"}
+# What is on a free list when the run ends stays charged to the line that
+# revived it last: a line of temporaries can hold that much as a plateau
+# (3.15's float test: 354 floats, 8.5 KB). docs/python.md, "Free lists and
+# caches".
+FREE_LIST_BYTES = 16384
+
+
+def script(name):
+    return os.path.join(SRC, "tests", "regress", name)
+
+
+def classes_by_line(report, name, held=None):
+    """{line: {classes}} of the Python sites whose innermost frame in the
+    script is at that line; `held` gets {line: live bytes of its plateaus}."""
+    out = {}
+    for ps in report["python_sites"]:
+        for f in ps["frames"]:
+            if os.path.basename(f["file"] or "") == name:
+                out.setdefault(f["line"], set()).add(ps["class"])
+                if held is not None and ps["class"] == "plateau":
+                    held[f["line"]] = held.get(f["line"], 0) + ps["live_bytes"]
+                break
+    return out
+
+
+class FreeLists(unittest.TestCase):
+    def check(self, name, expect, report):
+        held = {}
+        by_line = classes_by_line(report, name, held)
+        text = f"{name}: {by_line} {held}\n{describe(report)[:20000]}"
+        for marker, want in expect.items():
+            line = source_line(os.path.join("tests", "regress", name), marker)
+            classes = by_line.get(line, set())
+            if want == "temp":
+                self.assertLessEqual(classes, {"stable", "plateau"}, f"{marker}\n{text}")
+                self.assertLessEqual(held.get(line, 0), FREE_LIST_BYTES, f"{marker}\n{text}")
+            elif want == "held":
+                self.assertNotIn("growing", classes, f"{marker}\n{text}")
+            else:
+                self.assertIn(want, classes, f"{marker}\n{text}")
+                if want == "plateau":
+                    self.assertNotIn("growing", classes, f"{marker}\n{text}")
+
+    def test_free_list_patterns(self):
+        for interp, py in python_interpreters().items():
+            for name, expect in EXPECT.items():
+                with self.subTest(interpreter=interp, script=name):
+                    r = run([*py.argv, script(name)], env=MALLOC)
+                    self.assertEqual(r.rc, 0, r.log)
+                    self.check(name, expect, r.report)
+
+    def test_numpy_caches(self):
+        # Debian's python3-numpy (1.24) on Debian's static 3.11.
+        exe = "/usr/bin/python3"
+        ok = os.path.exists(exe) and run_native([exe, "-c", "import numpy"])
+        if not ok:
+            print("memgrow tests: no NumPy for /usr/bin/python3 (python3-numpy): "
+                  "the NumPy cache test did not run", file=sys.stderr)
+            self.fail("python3-numpy is missing (scripts/install-deps.sh installs it)")
+        r = run([os.path.realpath(exe), script("py_fl_numpy.py")], env=MALLOC,
+                options=["--json-stable-min-bytes=65536"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.check("py_fl_numpy.py", NUMPY, r.report)
+
+    def test_off_charges_the_first_malloc(self):
+        # The control: without re-charging, the temporaries' dict line keeps
+        # the dicts the keeping line revived.
+        name = "py_fl_dict_float.py"
+        r = run([sys.executable, script(name)], env=MALLOC, options=["--python-free-lists=no"])
+        self.assertEqual(r.rc, 0, r.log)
+        line = source_line(os.path.join("tests", "regress", name), "FL_DICT_TEMP")
+        self.assertIn("growing", classes_by_line(r.report, name).get(line, set()))
+
+
+def run_native(argv):
+    import subprocess
+    return subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+
+
+if __name__ == "__main__":
+    unittest.main()
