@@ -4,7 +4,9 @@
 #include "classify/mg_projection.hpp"
 #include "output/mg_report.hpp"
 #include "records/mg_symbols.hpp"
+#include "output/mg_stack_table.hpp"
 #include "records/mg_timeline.hpp"
+#include "core/intern_table.hpp"
 #include "core/json_writer.hpp"
 
 namespace mg {
@@ -296,6 +298,188 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
     w.end_object();
 }
 
+// ---- format 2 (docs/output-format.md): rows, a stack tree, sparse series.
+
+// True when the evidence says nothing a reader would not assume of a quiet
+// stable site: format 2 leaves it out.
+bool growth_is_default(const Growth& g, SiteClass history) {
+    return history == SiteClass::stable && g.cls == SiteClass::stable && VG_STREQ(g.rule, "none") &&
+           g.rate == 0 && g.confidence == 0 && g.z == 0 && g.began < 0 && g.stopped < 0 &&
+           g.marks_used == 0 && g.marks_adding == 0 && !g.released_at_end && g.steps == 0;
+}
+
+template <typename T> void write_changes(JsonWriter& w, const T* v, UInt n) {
+    w.begin_array();
+    for_each_change(v, n, [&](u32 i, T x) { w.uinteger(i), w.integer(static_cast<i64>(x)); });
+    w.end_array();
+}
+
+template <typename T> void write_nonzero(JsonWriter& w, const T* v, UInt n) {
+    w.begin_array();
+    for_each_nonzero(v, n, [&](u32 i, T x) { w.uinteger(i), w.integer(static_cast<i64>(x)); });
+    w.end_array();
+}
+
+// The positional part of a row, up to the series: id, stack node, class and
+// the byte counts.
+void write_row_head(JsonWriter& w, UInt id, UInt stack, SiteClass cls, const Counts& c) {
+    w.uinteger(id);
+    if (stack == kNoStack)
+        w.null();
+    else
+        w.uinteger(stack);
+    w.string(class_name(cls));
+    const ULong counts[] = {c.live_bytes,       c.live_blocks,   c.peak_bytes,    c.allocated_bytes,
+                            c.allocated_blocks, c.at_exit_bytes, c.at_exit_blocks};
+    for (ULong v : counts)
+        w.uinteger(v);
+}
+
+// What a site's row leaves to its trailing object: only what differs from
+// the defaults (host space, not suppressed, nothing lost, quiet evidence).
+void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
+    w.begin_object();
+    if (s->space != Space::host) {
+        w.member("space", space_name(s->space));
+        w.member_u("device", s->device);
+    }
+    const HChar* supp = a.class_suppressed_by ? a.class_suppressed_by[s->id] : nullptr;
+    if (supp) {
+        w.member_bool("suppressed", true);
+        w.member("suppression", supp);
+    }
+    if (a.leaks && s->id < a.leaks->n_sites) {
+        const SiteLeak& l = a.leaks->sites[s->id];
+        bool any = l.indirect_through != 0;
+        for (UInt k = 0; k <= kReachable; ++k)
+            any = any || l.bytes[k] || l.blocks[k];
+        if (any)
+            write_site_leaks(w, s->id, a);
+        else if (a.leak_suppressed_by && a.leak_suppressed_by[s->id])
+            w.member_bool("lost_suppressed", true);
+    }
+    const Growth& g = a.growth[s->id];
+    if (!growth_is_default(g, a.growth_class[s->id])) write_growth(w, g, a.growth_class[s->id], a);
+    if (a.n_mark_buckets) { // dense: its length is the complete mark buckets
+        i64 scratch[kBuckets];
+        const i64* m = mark_levels(s, a.n_mark_buckets, scratch);
+        w.key("mark_series");
+        w.begin_array();
+        for (UInt i = 0; i < a.n_mark_buckets; ++i)
+            w.integer(m[i]);
+        w.end_array();
+    }
+    w.end_object();
+}
+
+void write_site_row(JsonWriter& w, const Site* s, UInt stack, const Analysis& a) {
+    w.begin_array();
+    write_row_head(w, s->id, stack, a.growth[s->id].cls,
+                   {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
+                    s->allocated_bytes, s->allocated_blocks, s->live_bytes_now,
+                    s->live_blocks_now});
+    write_changes(w, s->clock.live_end, a.n_buckets);
+    write_nonzero(w, s->clock.alloc, a.n_buckets);
+    write_site_extra(w, s, a);
+    w.end_array();
+}
+
+void write_python_site_row(JsonWriter& w, UInt k, UInt stack, const Analysis& a) {
+    const PySites& py = *a.py;
+    const PySite* ps = py.sites[k];
+    w.begin_array();
+    write_row_head(w, k, stack, ps->growth.cls,
+                   {ps->live_bytes, ps->live_blocks, ps->peak_bytes, ps->allocated_bytes,
+                    ps->allocated_blocks, ps->at_exit_bytes, ps->at_exit_blocks});
+    write_changes(w, ps->series, a.n_buckets);
+    w.begin_array(); // a Python site has no allocation series of its own
+    w.end_array();
+    w.begin_object();
+    if (ps->space != Space::host) {
+        w.member("space", space_name(ps->space));
+        w.member_u("device", ps->device);
+    }
+    if (ps->suppressed) w.member_bool("suppressed", true);
+    if (a.leaks) {
+        ULong lost[kReachable] = {};
+        bool any = false;
+        for (UInt id = ps->first; id != kNoPySite; id = py.next[id])
+            if (id < a.leaks->n_sites)
+                for (UInt kind = 0; kind < kReachable; ++kind)
+                    lost[kind] += a.leaks->sites[id].bytes[kind], any = any || lost[kind];
+        if (any) {
+            w.key("lost");
+            w.begin_object();
+            for (UInt kind = 0; kind < kReachable; ++kind)
+                w.member_u(leak_kind_name(kind), lost[kind]);
+            w.end_object();
+        }
+    }
+    if (!growth_is_default(ps->growth, ps->history)) write_growth(w, ps->growth, ps->history, a);
+    if (a.n_mark_buckets) {
+        w.key("mark_series");
+        w.begin_array();
+        for (UInt i = 0; i < a.n_mark_buckets; ++i)
+            w.integer(ps->marks[i]);
+        w.end_array();
+    }
+    UInt omitted = 0;
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = ps->first; id != kNoPySite; id = py.next[id]) {
+        if (listed(id, a))
+            w.uinteger(id);
+        else
+            ++omitted;
+    }
+    w.end_array();
+    if (omitted) w.member_u("omitted_sites", omitted);
+    w.end_object();
+    w.end_array();
+}
+
+// Interns every listed stack (the tables go before the rows that name
+// them), then writes the tables and the rows.
+void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omitted_peak,
+                    ULong* omitted_live) {
+    stack_table_begin();
+    UInt* site_stack =
+        static_cast<UInt*>(VG_(malloc)("mg.json.rows", (a.n_sites + 1) * sizeof(UInt)));
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        const Site* s = site_at(id);
+        site_stack[id] =
+            listed(id, a) ? stack_table_add(s->frames, s->n_frames, s->epoch) : kNoStack;
+    }
+    UInt n_py = a.py ? a.py->n : 0;
+    UInt* py_stack = static_cast<UInt*>(VG_(malloc)("mg.json.rows", (n_py + 1) * sizeof(UInt)));
+    for (UInt k = 0; k < n_py; ++k) {
+        const PySite* ps = a.py->sites[k];
+        py_stack[k] = stack_table_add(ps->words, ps->n_words, site_at(ps->first)->epoch);
+    }
+    stack_table_write(w);
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        const Site* s = site_at(id);
+        if (!listed(id, a)) {
+            ++*omitted, *omitted_peak += s->peak_bytes, *omitted_live += s->live_bytes_now;
+            continue;
+        }
+        write_site_row(w, s, site_stack[id], a);
+    }
+    w.end_array();
+    if (a.py) {
+        w.key("python_sites");
+        w.begin_array();
+        for (UInt k = 0; k < n_py; ++k)
+            write_python_site_row(w, k, py_stack[k], a);
+        w.end_array();
+    }
+    VG_(free)(site_stack);
+    VG_(free)(py_stack);
+    stack_table_end();
+}
+
 void write_buckets(JsonWriter& w, const Analysis& a) {
     w.key("buckets");
     w.begin_array();
@@ -367,7 +551,8 @@ void write_fatal_insn(JsonWriter& w) {
 
 void write_report(JsonWriter& w, const Analysis& a) {
     w.begin_object();
-    w.member_u("memgrow", 1);
+    bool v2 = clo.json_format == 2;
+    w.member_u("memgrow", v2 ? 2 : 1);
     w.key("command");
     w.begin_array();
     w.string(VG_(args_the_exename));
@@ -394,23 +579,27 @@ void write_report(JsonWriter& w, const Analysis& a) {
     // --json-stable-min-bytes: small stable sites are counted, not listed
     // (a program like PyTorch has a million distinct allocation stacks).
     ULong omitted = 0, omitted_peak = 0, omitted_live = 0;
-    w.key("sites");
-    w.begin_array();
-    for (UInt id = 0; id < a.n_sites; ++id) {
-        const Site* s = site_at(id);
-        if (!listed(id, a)) {
-            ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
-            continue;
-        }
-        write_site(w, s, a);
-    }
-    w.end_array();
-    if (a.py) {
-        w.key("python_sites");
+    if (v2) {
+        write_sites_v2(w, a, &omitted, &omitted_peak, &omitted_live);
+    } else {
+        w.key("sites");
         w.begin_array();
-        for (UInt k = 0; k < a.py->n; ++k)
-            write_python_site(w, k, a);
+        for (UInt id = 0; id < a.n_sites; ++id) {
+            const Site* s = site_at(id);
+            if (!listed(id, a)) {
+                ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
+                continue;
+            }
+            write_site(w, s, a);
+        }
         w.end_array();
+        if (a.py) {
+            w.key("python_sites");
+            w.begin_array();
+            for (UInt k = 0; k < a.py->n; ++k)
+                write_python_site(w, k, a);
+            w.end_array();
+        }
     }
     if (clo.json_stable_min_bytes) {
         w.key("omitted_sites");
