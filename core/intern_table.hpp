@@ -4,7 +4,8 @@
 //
 // Header-only and allocation-agnostic: the tool passes VG_(malloc), the unit
 // tests malloc. Memory is the keys themselves (16 bytes an id) plus an
-// open-addressing index at most half full (8 to 16 bytes an id).
+// open-addressing index at most half full (8 to 16 bytes an id), and a
+// payload of 8 bytes an id.
 #pragma once
 
 #include "types.hpp"
@@ -23,15 +24,16 @@ class InternTable {
     InternTable(const InternTable&) = delete;
     InternTable& operator=(const InternTable&) = delete;
 
-    // The id of (a, b), added when new; kNone when memory ran out.
-    u32 intern(u64 a, u64 b) {
+    // The id of (a, b), added when new with `payload` (kept beside the key,
+    // not part of it); kNone when memory ran out.
+    u32 intern(u64 a, u64 b, u64 payload = 0) {
         if ((size_ + 1) * 2 > slots_ && !grow()) return kNone;
         u64 mask = slots_ - 1;
         for (u64 i = hash(a, b) & mask;; i = (i + 1) & mask) {
             u32 id = index_[i];
             if (id == kNone) {
                 if (size_ == cap_ && !grow_keys()) return kNone;
-                a_[size_] = a, b_[size_] = b;
+                a_[size_] = a, b_[size_] = b, p_[size_] = payload;
                 index_[i] = size_;
                 return size_++;
             }
@@ -42,12 +44,14 @@ class InternTable {
     u32 size() const { return size_; }
     u64 first(u32 id) const { return a_[id]; }
     u64 second(u32 id) const { return b_[id]; }
+    u64 payload(u32 id) const { return p_[id]; }
 
     void reset() {
         if (index_) release_(index_);
         if (a_) release_(a_);
         if (b_) release_(b_);
-        index_ = nullptr, a_ = b_ = nullptr;
+        if (p_) release_(p_);
+        index_ = nullptr, a_ = b_ = p_ = nullptr;
         size_ = cap_ = 0, slots_ = 0;
     }
 
@@ -78,15 +82,17 @@ class InternTable {
         u32 cap = cap_ ? cap_ * 2 : 512;
         auto* a = static_cast<u64*>(alloc_(cap * sizeof(u64)));
         auto* b = static_cast<u64*>(alloc_(cap * sizeof(u64)));
-        if (!a || !b) {
+        auto* p = static_cast<u64*>(alloc_(cap * sizeof(u64)));
+        if (!a || !b || !p) {
             if (a) release_(a);
             if (b) release_(b);
+            if (p) release_(p);
             return false;
         }
         for (u32 i = 0; i < size_; ++i)
-            a[i] = a_[i], b[i] = b_[i];
-        if (a_) release_(a_), release_(b_);
-        a_ = a, b_ = b, cap_ = cap;
+            a[i] = a_[i], b[i] = b_[i], p[i] = p_[i];
+        if (a_) release_(a_), release_(b_), release_(p_);
+        a_ = a, b_ = b, p_ = p, cap_ = cap;
         return true;
     }
 
@@ -95,6 +101,7 @@ class InternTable {
     u32* index_ = nullptr;
     u64* a_ = nullptr;
     u64* b_ = nullptr;
+    u64* p_ = nullptr;
     u32 size_ = 0, cap_ = 0;
     u64 slots_ = 0;
 };

@@ -254,7 +254,7 @@ void print_usage() {
      "    --json-stable-min-bytes=<n>  stable sites whose peak stayed under n bytes are\n"
      "                              counted in the report, not listed [0: list all]\n"
      "    --json-format=1|2         report format: 2 interns frames and stacks and\n"
-     "                              stores series sparsely, 1 is the older layout [1]\n"
+     "                              stores series sparsely, 1 is the older layout [2]\n"
      "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
      "                              guest instructions, or milliseconds [B]\n"
      "    --depth=<n>               frames (native and Python) per allocation stack [32]\n"

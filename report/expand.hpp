@@ -38,7 +38,9 @@ template <class J> J expand_document(const J& root) {
     J out = J::object();
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string& key = it.key();
-        if (key == "frames" || key == "stacks") continue;
+        // Format 2's own fields: the tables and the row counts.
+        if (key == "frames" || key == "stacks" || key == "site_count" || key == "python_site_count")
+            continue;
         if (key == "memgrow") {
             out[key] = 1;
         } else if (key == "sites" || key == "python_sites") {

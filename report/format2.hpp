@@ -168,9 +168,12 @@ J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J 
         for (std::size_t i = 0; i < buckets; ++i) {
             // What left the site within the bucket: the level before, plus
             // what came, minus the level after (the tool derives it so too).
-            std::int64_t before = i ? s["series"][i - 1].template get<std::int64_t>() : 0;
-            freed.push_back(before + alloc[i].template get<std::int64_t>() -
-                            s["series"][i].template get<std::int64_t>());
+            // Wrapping (unsigned) arithmetic: a hand-edited file's extremes
+            // must not overflow (the fuzzer's finding).
+            std::uint64_t before = i ? s["series"][i - 1].template get<std::uint64_t>() : 0;
+            freed.push_back(
+                static_cast<std::int64_t>(before + alloc[i].template get<std::uint64_t>() -
+                                          s["series"][i].template get<std::uint64_t>()));
         }
         s["allocated_series"] = std::move(alloc);
         s["freed_series"] = std::move(freed);

@@ -6,6 +6,7 @@
 #include "report/load.hpp"
 #include "report/format2.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -216,6 +217,87 @@ class Reader {
         return s;
     }
 
+    Lost lost(const json& l, const std::string& at) const {
+        object(l, at);
+        Lost out;
+        opt_integer(l, at, "definite", out.definite);
+        opt_integer(l, at, "indirect", out.indirect);
+        opt_integer(l, at, "possible", out.possible);
+        return out;
+    }
+
+    // A format-2 sparse series (docs/output-format.md), checked; dense in
+    // `out` when given. `changes`: a level holds from its bucket on.
+    void sparse(const json& v, const std::string& where, std::size_t buckets, bool changes,
+                std::vector<std::int64_t>* out) const {
+        array(v, where);
+        if (v.size() % 2) fail(where, "a sparse series holds pairs [bucket, value, ...]");
+        if (out) out->reserve(buckets);
+        std::int64_t value = 0;
+        std::size_t next = 0;
+        for (std::size_t i = 0; i < v.size(); i += 2) {
+            std::int64_t b = integer(v[i], where + "/" + std::to_string(i));
+            if (b < static_cast<std::int64_t>(next) || b >= static_cast<std::int64_t>(buckets))
+                fail(where + "/" + std::to_string(i),
+                     fmt::format("bucket {} is out of order or past the {} buckets", b, buckets));
+            std::int64_t x = integer(v[i + 1], where + "/" + std::to_string(i + 1));
+            if (out) {
+                out->resize(static_cast<std::size_t>(b), changes ? value : 0);
+                out->push_back(x);
+            }
+            value = x;
+            next = static_cast<std::size_t>(b) + 1;
+        }
+        if (out) out->resize(buckets, changes ? value : 0);
+    }
+
+    // A format-2 row (docs/output-format.md) straight into the model: the
+    // checks and pointers are the row's own ("/sites/3/4"), its object's
+    // fields are checked as format 1's. The stack node is the caller's.
+    Site row(const json& v, const std::string& where, bool python, std::size_t buckets) const {
+        array(v, where);
+        if (v.size() < format2::kRowFields)
+            fail(where, fmt::format("a site row has {} fields, this one {}", format2::kRowFields,
+                                    v.size()));
+        Site s;
+        auto at = [&](std::size_t i) { return where + "/" + std::to_string(i); };
+        s.id = integer(v[0], at(0));
+        if (!v[1].is_null()) integer(v[1], at(1));
+        s.cls = site_class(v[2], at(2));
+        std::int64_t* counts[] = {&s.live_bytes,      &s.live_blocks,      &s.peak_bytes,
+                                  &s.allocated_bytes, &s.allocated_blocks, &s.at_exit_bytes,
+                                  &s.at_exit_blocks};
+        for (std::size_t i = 0; i < 7; ++i)
+            *counts[i] = integer(v[3 + i], at(3 + i));
+        if (s.live_bytes < 0) fail(at(3), "a byte count cannot be negative");
+        sparse(v[10], at(10), buckets, true, &s.series);
+        sparse(v[11], at(11), buckets, false, nullptr);
+        const json& extra = object(v[12], at(12));
+        std::string x = at(12);
+        s.space = "host";
+        opt_string(extra, x, "space", s.space);
+        opt_integer_or_null(extra, x, "device", s.device);
+        opt_bool(extra, x, "suppressed", s.suppressed);
+        opt_string(extra, x, "suppression", s.suppression);
+        if (const json* l = member(extra, "lost")) s.lost = lost(*l, x + "/lost");
+        if (const json* g = member(extra, "growth")) {
+            s.growth = growth(*g, x + "/growth");
+        } else {
+            s.growth.history_class = SiteClass::stable;
+            s.growth.rule = "none";
+        }
+        if (const json* m = member(extra, "mark_series"))
+            s.mark_series = integers(*m, x + "/mark_series");
+        opt_integer_or_null(extra, x, "pid", s.pid);
+        opt_integer_or_null(extra, x, "process", s.process);
+        if (python) {
+            s.python = true;
+            if (const json* subs = member(extra, "sites"))
+                s.sub_sites = integers(*subs, x + "/sites");
+        }
+        return s;
+    }
+
     // Every field of a site but its frames.
     Site site_body(const json& v, const std::string& where) const {
         object(v, where);
@@ -237,15 +319,7 @@ class Reader {
         opt_integer(v, where, "at_exit_blocks", s.at_exit_blocks);
         s.suppressed = boolean(required(v, where, "suppressed"), where + "/suppressed");
         opt_string(v, where, "suppression", s.suppression);
-        if (const json* l = member(v, "lost")) {
-            std::string at = where + "/lost";
-            object(*l, at);
-            Lost lost;
-            opt_integer(*l, at, "definite", lost.definite);
-            opt_integer(*l, at, "indirect", lost.indirect);
-            opt_integer(*l, at, "possible", lost.possible);
-            s.lost = lost;
-        }
+        if (const json* l = member(v, "lost")) s.lost = lost(*l, where + "/lost");
         s.growth = growth(required(v, where, "growth"), where + "/growth");
         s.series = integers(required(v, where, "series"), where + "/series");
         if (const json* m = member(v, "mark_series"))
@@ -573,7 +647,17 @@ class StreamingParser {
 // Turns the streamed elements into the model as they come.
 class Assembler {
   public:
-    Assembler(const std::string& file, json& root) : reader_(file), root_(root) {}
+    Assembler(const std::string& file, json& root, std::uint64_t input_size)
+        : reader_(file), root_(root), input_size_(input_size) {}
+
+    // The format-2 writer says how many rows follow: reserving them keeps a
+    // million sites from being moved as the vector doubles. Bounded by the
+    // input's size, whatever the file claims.
+    void reserve(std::vector<Site>& list, bool python) {
+        auto it = root_.find(python ? "python_site_count" : "site_count");
+        if (it != root_.end() && it->is_number_unsigned())
+            list.reserve(std::min<std::uint64_t>(it->get<std::uint64_t>(), input_size_ / 16));
+    }
 
     void operator()(const std::string& array, std::size_t i, json& v) {
         std::string where = "/" + array + "/" + std::to_string(i);
@@ -593,14 +677,11 @@ class Assembler {
                 auto it = root_.find("buckets");
                 if (it == root_.end() || !it->is_array())
                     reader_.fail(where, "a format-2 report lists \"buckets\" before its sites");
-                json object;
-                try {
-                    object = format2::site_object(v, python, it->size(),
-                                                  root_.contains("leak_check"), json::array());
-                } catch (const format2::RowError& e) {
-                    reader_.fail(where + e.at, e.what());
-                }
-                list.push_back(reader_.site_body(object, where));
+                if (list.empty()) reserve(list, python);
+                has_scan_ = root_.contains("leak_check");
+                list.push_back(reader_.row(v, where, python, it->size()));
+                // A report with a leak scan has "lost" at every site.
+                if (has_scan_ && !list.back().lost) list.back().lost = Lost{};
                 if (!v[1].is_null()) {
                     std::int64_t node = reader_.integer(v[1], where + "/1");
                     if (node < 0 || node >= std::int64_t{StackTree::kNoNode})
@@ -664,6 +745,8 @@ class Assembler {
     };
     Reader reader_;
     json& root_;
+    std::uint64_t input_size_;
+    bool has_scan_ = false;
     Report r;
     std::unique_ptr<StackTree> tree_ = std::make_unique<StackTree>();
     std::vector<std::int64_t> stacks_;
@@ -692,7 +775,7 @@ std::pair<std::uint64_t, std::uint64_t> line_column(Input& in, std::uint64_t at)
 template <class Input, class Rewind>
 Report parse(Input&& input, std::uint64_t size, const std::string& file, Rewind rewind) {
     json root;
-    Assembler assemble(file, root);
+    Assembler assemble(file, root, size);
     try {
         StreamingParser sax(root, file, std::ref(assemble));
         json::sax_parse(std::forward<Input>(input), &sax);

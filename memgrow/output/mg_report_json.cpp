@@ -445,10 +445,12 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     stack_table_begin();
     UInt* site_stack =
         static_cast<UInt*>(VG_(malloc)("mg.json.rows", (a.n_sites + 1) * sizeof(UInt)));
+    UInt n_listed = 0;
     for (UInt id = 0; id < a.n_sites; ++id) {
         const Site* s = site_at(id);
-        site_stack[id] =
-            listed(id, a) ? stack_table_add(s->frames, s->n_frames, s->epoch) : kNoStack;
+        bool keep = listed(id, a);
+        n_listed += keep;
+        site_stack[id] = keep ? stack_table_add(s->frames, s->n_frames, s->epoch) : kNoStack;
     }
     UInt n_py = a.py ? a.py->n : 0;
     UInt* py_stack = static_cast<UInt*>(VG_(malloc)("mg.json.rows", (n_py + 1) * sizeof(UInt)));
@@ -456,6 +458,9 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
         const PySite* ps = a.py->sites[k];
         py_stack[k] = stack_table_add(ps->words, ps->n_words, site_at(ps->first)->epoch);
     }
+    // How many rows follow: a reader sizes its tables once.
+    w.member_u("site_count", n_listed);
+    if (a.py) w.member_u("python_site_count", n_py);
     stack_table_write(w);
     w.key("sites");
     w.begin_array();

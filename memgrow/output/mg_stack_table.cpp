@@ -13,8 +13,10 @@ void table_free(void* p) {
     VG_(free)(p);
 }
 
-// A frame is (code word, epoch << 16 | inline depth): one word gives several
-// frames when calls were inlined at it. Nodes are (frame, caller node + 1).
+// A frame is (code word, inline depth): one word gives several frames when
+// calls were inlined at it. The epoch of its first sight symbolises it (as
+// records/mg_symbols.cpp keeps one epoch per address): sites made before and
+// after a dlopen share their frames. Nodes are (frame, caller node + 1).
 __constinit InternTable frames_table(table_alloc, table_free);
 __constinit InternTable nodes_table(table_alloc, table_free);
 InternTable* const frames = &frames_table;
@@ -26,17 +28,13 @@ struct Collect {
     UInt ids[kMaxStackFrames];
     UInt n;
     DiEpoch ep;
-    StackWord last_word;
-    UInt depth; // inline depth of the frame within its word
     bool failed;
 };
 
 void collect(const Frame& f, void* ctx) {
     auto* c = static_cast<Collect*>(ctx);
     if (c->n == kMaxStackFrames || c->failed) return;
-    c->depth = !f.python && c->n && f.ip == c->last_word ? c->depth + 1 : 0;
-    c->last_word = f.ip;
-    UInt id = frames->intern(f.ip, static_cast<u64>(c->ep.n) << 16 | c->depth);
+    UInt id = frames->intern(f.ip, f.inlined, c->ep.n);
     if (id == InternTable::kNone)
         c->failed = true;
     else
@@ -46,13 +44,13 @@ void collect(const Frame& f, void* ctx) {
 // Writes the frame that is `depth` frames into the ones of `word`.
 struct Pick {
     JsonWriter* w;
-    UInt depth;
+    UInt inlined;
     bool done;
 };
 
 void write_frame_row(const Frame& f, void* ctx) {
     auto* p = static_cast<Pick*>(ctx);
-    if (p->done || p->depth--) return;
+    if (p->done || f.inlined != p->inlined) return;
     p->done = true;
     JsonWriter& w = *p->w;
     w.begin_array();
@@ -77,7 +75,7 @@ void stack_table_begin() {
 
 UInt stack_table_add(const StackWord* words, UInt n, DiEpoch ep) {
     static Collect c; // 16 KiB: not on Valgrind's small tool stack
-    c.n = 0, c.ep = ep, c.last_word = 0, c.depth = 0, c.failed = false;
+    c.n = 0, c.ep = ep, c.failed = false;
     for_each_frame(words, n, ep, collect, &c);
     if (c.failed || c.n == 0) return kNoStack;
     // From the outermost frame in: a caller's node is shared by every stack
@@ -96,12 +94,12 @@ void stack_table_write(JsonWriter& w) {
     w.begin_array();
     for (UInt id = 0; id < frames->size(); ++id) {
         StackWord word = frames->first(id);
-        u64 second = frames->second(id);
         DiEpoch ep;
-        ep.n = static_cast<UInt>(second >> 16);
-        Pick p{&w, static_cast<UInt>(second & 0xffff), false};
+        ep.n = static_cast<UInt>(frames->payload(id));
+        Pick p{&w, static_cast<UInt>(frames->second(id)), false};
         for_each_frame(&word, 1, ep, write_frame_row, &p);
-        if (!p.done) w.null(); // cannot happen: the frame was seen the same way
+        if (!p.done) // the debug info changed under us: an unknown frame, never a hole
+            write_frame_row(Frame{word, nullptr, nullptr, 0, nullptr, false, p.inlined}, &p);
     }
     w.end_array();
     // Pairs (frame, caller node), -1 for an outermost frame, flat.

@@ -111,9 +111,10 @@ BOOST_AUTO_TEST_CASE(large_output_is_flushed_in_chunks) {
 
 BOOST_AUTO_TEST_CASE(intern_table_gives_dense_ids_in_order_of_first_sight) {
     InternTable t(std::malloc, std::free);
-    BOOST_TEST(t.intern(7, 1) == 0u);
+    BOOST_TEST(t.intern(7, 1, 40) == 0u);
     BOOST_TEST(t.intern(7, 2) == 1u);
-    BOOST_TEST(t.intern(7, 1) == 0u);
+    BOOST_TEST(t.intern(7, 1, 41) == 0u);
+    BOOST_TEST(t.payload(0) == 40u); // the first sight's
     // Past several growths of the index and the keys.
     for (u64 i = 0; i < 100000; ++i)
         BOOST_REQUIRE(t.intern(i, i * 3) == i + 2);

@@ -133,10 +133,26 @@ BOOST_AUTO_TEST_CASE(unknown_fields_and_null_frame_fields_are_accepted) {
 
 BOOST_AUTO_TEST_CASE(a_report_the_tool_wrote_loads) {
     Report r = load_report(kReports + "/base.json");
-    BOOST_TEST(r.version == 1);
+    BOOST_TEST(r.version == 2); // the default format
     BOOST_TEST(!r.sites.empty());
     BOOST_TEST(r.leak_check.has_value());
     BOOST_TEST(r.sites[0].series.size() == r.buckets.size());
+    BOOST_TEST(r.sites[0].frames.in_tree());
+    // The same run in format 1 (another process: another pid) loads to the
+    // same sites.
+    Report v1 = load_report(kReports + "/v1/base.json");
+    BOOST_TEST(v1.version == 1);
+    BOOST_REQUIRE(v1.sites.size() == r.sites.size());
+    for (std::size_t i = 0; i < r.sites.size(); ++i) {
+        BOOST_TEST(site_key(v1.sites[i]) == site_key(r.sites[i]));
+        BOOST_TEST(v1.sites[i].series == r.sites[i].series);
+        BOOST_TEST((v1.sites[i].cls == r.sites[i].cls));
+        BOOST_TEST(v1.sites[i].growth.rule == r.sites[i].growth.rule);
+        BOOST_TEST(v1.sites[i].lost.has_value() == r.sites[i].lost.has_value());
+        BOOST_TEST(v1.sites[i].frames.size() == r.sites[i].frames.size());
+        if (!r.sites[i].frames.empty())
+            BOOST_TEST(v1.sites[i].frames[0].ip == r.sites[i].frames[0].ip);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(a_truncated_report_names_the_file_and_position) {
@@ -358,6 +374,12 @@ BOOST_AUTO_TEST_CASE(diff_of_reports_the_tool_wrote) {
     BOOST_TEST(contains(d.failures[0], "new leaked site " + leak), d.failures[0]);
     std::string text = print_diff(d, base, next, {});
     BOOST_TEST(contains(text, "result: FAIL"), text);
+    // A format-1 baseline against a format-2 run gates the same way.
+    Report old_base = load_report(kReports + "/v1/base.json");
+    BOOST_TEST(!diff_reports(old_base, base2).failed());
+    DiffResult mixed = diff_reports(old_base, next);
+    BOOST_REQUIRE(mixed.failures.size() == 1u);
+    BOOST_TEST(contains(mixed.failures[0], "new leaked site " + leak), mixed.failures[0]);
 }
 
 // --- text ------------------------------------------------------------------
@@ -510,7 +532,10 @@ BOOST_AUTO_TEST_CASE(format2_refuses_broken_stacks_and_rows) {
     BOOST_TEST(load_error(j.dump()).pointer == "/sites/1");
     j = report_v2();
     j["sites"][0][3] = "many";
-    BOOST_TEST(load_error(j.dump()).pointer == "/sites/0/live_bytes");
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/0/3");
+    j = report_v2();
+    j["sites"][0][12]["growth"]["rate"] = "fast";
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/0/12/growth/rate");
     // A format-1 report with a row, a format-2 report with a site object.
     j = report_v2();
     j["memgrow"] = 1;
