@@ -126,9 +126,9 @@ void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int wh
     w.begin_array();
     for (UInt i = 0; i < n; ++i) {
         if (which == 0)
-            w.integer(s->clock.live_end[i]);
+            w.integer(s->clock.level_at(i));
         else if (which == 1)
-            w.uinteger(s->clock.alloc[i]);
+            w.uinteger(s->clock.alloc_at(i));
         else
             w.uinteger(s->clock.freed(i));
     }
@@ -378,8 +378,12 @@ void write_site_row(JsonWriter& w, const Site* s, UInt stack, const Analysis& a)
                    {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
                     s->allocated_bytes, s->allocated_blocks, s->live_bytes_now,
                     s->live_blocks_now});
-    write_changes(w, s->clock.live_end, a.n_buckets);
-    write_nonzero(w, s->clock.alloc, a.n_buckets);
+    i64 levels[kBuckets];
+    u64 added[kBuckets];
+    for (UInt i = 0; i < a.n_buckets; ++i)
+        added[i] = s->clock.alloc_at(i);
+    write_changes(w, s->clock.levels(levels, a.n_buckets), a.n_buckets);
+    write_nonzero(w, static_cast<const u64*>(added), a.n_buckets);
     write_site_extra(w, s, a);
     w.end_array();
 }

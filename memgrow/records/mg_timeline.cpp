@@ -43,10 +43,14 @@ static SiteSeries* marks_of(Site* s) {
     return s->marks;
 }
 
+static void* dense_series(usize bytes) {
+    return VG_(malloc)("mg.site.series", bytes);
+}
+
 static void record(Site* s, i64 delta) {
     if (tl.n_marks) marks_of(s)->add(tl.marks, delta); // before the level changes
     tl.run.advance(clock_now());
-    s->clock.add(tl.run, delta);
+    s->clock.add(tl.run, delta, dense_series);
     tl.totals[static_cast<UInt>(s->space)].add(tl.run, delta);
 }
 
