@@ -35,11 +35,16 @@ template <class J> J expand_document(const J& root) {
     };
     std::size_t buckets = root.contains("buckets") ? root["buckets"].size() : 0;
     bool leak_scan = root.contains("leak_check");
+    auto quiet = root.find("quiet_growth");
+    const J* quiet_growth = quiet == root.end() ? nullptr : &*quiet;
+    std::size_t mark_buckets =
+        root.contains("mark_buckets") ? root["mark_buckets"].template get<std::size_t>() : 0;
     J out = J::object();
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string& key = it.key();
-        // Format 2's own fields: the tables and the row counts.
-        if (key == "frames" || key == "stacks" || key == "site_count" || key == "python_site_count")
+        // Format 2's own fields: the tables, the row counts, the defaults.
+        if (key == "frames" || key == "stacks" || key == "site_count" ||
+            key == "python_site_count" || key == "quiet_growth" || key == "mark_buckets")
             continue;
         if (key == "memgrow") {
             out[key] = 1;
@@ -47,7 +52,7 @@ template <class J> J expand_document(const J& root) {
             J list = J::array();
             for (const J& row : it.value())
                 list.push_back(format2::site_object(row, key == "python_sites", buckets, leak_scan,
-                                                    frames_of(row[1])));
+                                                    frames_of(row[1]), quiet_growth, mark_buckets));
             out[key] = std::move(list);
         } else {
             out[key] = it.value();

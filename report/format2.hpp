@@ -119,9 +119,12 @@ template <class J> J zero_lost() {
 
 // A site row (a Python site's when `python`) as the format-1 site object,
 // with `frames` as its frames. `buckets`: the report's bucket count;
-// `leak_scan`: the report has "leak_check" (every site then has "lost").
+// `leak_scan`: the report has "leak_check" (every site then has "lost");
+// `quiet`: the report's "quiet_growth" (null: none); `mark_buckets`: the
+// length of the mark series.
 template <class J>
-J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J frames) {
+J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J frames,
+              const J* quiet = nullptr, std::size_t mark_buckets = 0) {
     if (!row.is_array())
         throw RowError("", std::string("expected a site row (an array), found ") + kind_of(row));
     if (row.size() < kRowFields)
@@ -160,7 +163,7 @@ J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J 
         }
     }
     const J* growth = get("growth");
-    s["growth"] = growth ? *growth : default_growth<J>();
+    s["growth"] = growth ? *growth : quiet ? *quiet : default_growth<J>();
     s["series"] = dense(row[10], buckets, true, "/10");
     if (!python) {
         J alloc = dense(row[11], buckets, false, "/11");
@@ -178,7 +181,8 @@ J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J 
         s["allocated_series"] = std::move(alloc);
         s["freed_series"] = std::move(freed);
     }
-    if (const J* marks = get("mark_series")) s["mark_series"] = *marks;
+    if (const J* marks = get("mark_series"))
+        s["mark_series"] = dense(*marks, mark_buckets, true, "/12/mark_series");
     s["frames"] = std::move(frames);
     if (python) {
         const J* subs = get("sites");

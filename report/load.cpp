@@ -254,7 +254,10 @@ class Reader {
     // A format-2 row (docs/output-format.md) straight into the model: the
     // checks and pointers are the row's own ("/sites/3/4"), its object's
     // fields are checked as format 1's. The stack node is the caller's.
-    Site row(const json& v, const std::string& where, bool python, std::size_t buckets) const {
+    // `quiet`: the report's "quiet_growth" (the evidence a row leaves out);
+    // `mark_buckets`: the length of the mark series (stored as change points).
+    Site row(const json& v, const std::string& where, bool python, std::size_t buckets,
+             const Growth& quiet, std::size_t mark_buckets) const {
         array(v, where);
         if (v.size() < format2::kRowFields)
             fail(where, fmt::format("a site row has {} fields, this one {}", format2::kRowFields,
@@ -280,14 +283,12 @@ class Reader {
         opt_bool(extra, x, "suppressed", s.suppressed);
         opt_string(extra, x, "suppression", s.suppression);
         if (const json* l = member(extra, "lost")) s.lost = lost(*l, x + "/lost");
-        if (const json* g = member(extra, "growth")) {
+        if (const json* g = member(extra, "growth"))
             s.growth = growth(*g, x + "/growth");
-        } else {
-            s.growth.history_class = SiteClass::stable;
-            s.growth.rule = "none";
-        }
+        else
+            s.growth = quiet;
         if (const json* m = member(extra, "mark_series"))
-            s.mark_series = integers(*m, x + "/mark_series");
+            sparse(*m, x + "/mark_series", mark_buckets, true, &s.mark_series);
         opt_integer_or_null(extra, x, "pid", s.pid);
         opt_integer_or_null(extra, x, "process", s.process);
         if (python) {
@@ -659,6 +660,24 @@ class Assembler {
             list.reserve(std::min<std::uint64_t>(it->get<std::uint64_t>(), input_size_ / 16));
     }
 
+    // What a row without "growth" has: the report's quiet evidence, else
+    // that of a stable site with no evidence at all.
+    Growth quiet() const {
+        if (auto it = root_.find("quiet_growth"); it != root_.end())
+            return reader_.growth(*it, "/quiet_growth");
+        Growth g;
+        g.history_class = SiteClass::stable;
+        g.rule = "none";
+        return g;
+    }
+    std::size_t mark_buckets() const {
+        auto it = root_.find("mark_buckets");
+        if (it == root_.end()) return 0;
+        std::int64_t n = reader_.integer(*it, "/mark_buckets");
+        if (n < 0 || n > 1 << 20) reader_.fail("/mark_buckets", "not a count of mark buckets");
+        return static_cast<std::size_t>(n);
+    }
+
     void operator()(const std::string& array, std::size_t i, json& v) {
         std::string where = "/" + array + "/" + std::to_string(i);
         if (array == "frames") {
@@ -679,7 +698,8 @@ class Assembler {
                     reader_.fail(where, "a format-2 report lists \"buckets\" before its sites");
                 if (list.empty()) reserve(list, python);
                 has_scan_ = root_.contains("leak_check");
-                list.push_back(reader_.row(v, where, python, it->size()));
+                if (!quiet_) quiet_ = quiet();
+                list.push_back(reader_.row(v, where, python, it->size(), *quiet_, mark_buckets()));
                 // A report with a leak scan has "lost" at every site.
                 if (has_scan_ && !list.back().lost) list.back().lost = Lost{};
                 if (!v[1].is_null()) {
@@ -747,6 +767,7 @@ class Assembler {
     json& root_;
     std::uint64_t input_size_;
     bool has_scan_ = false;
+    std::optional<Growth> quiet_;
     Report r;
     std::unique_ptr<StackTree> tree_ = std::make_unique<StackTree>();
     std::vector<std::int64_t> stacks_;

@@ -85,8 +85,9 @@ void write_ec_frames(JsonWriter& w, const HChar* key, ExeContext* ec) {
     w.end_array();
 }
 
-void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analysis& a) {
-    w.key("growth");
+void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analysis& a,
+                  const HChar* key = "growth") {
+    w.key(key);
     w.begin_object();
     w.member("class", class_name(history));
     w.member("rule", g.rule);
@@ -300,12 +301,20 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
 
 // ---- format 2 (docs/output-format.md): rows, a stack tree, sparse series.
 
-// True when the evidence says nothing a reader would not assume of a quiet
-// stable site: format 2 leaves it out.
-bool growth_is_default(const Growth& g, SiteClass history) {
+// The evidence of a quiet stable site of this report, written once as
+// "quiet_growth": rows whose evidence equals it leave theirs out. In a
+// marked program every quiet site looked at the same marks (marks_used), so
+// the template is taken from the first quiet site, not assumed.
+__constinit const Growth* quiet_growth;
+
+bool is_quiet(const Growth& g, SiteClass history) {
     return history == SiteClass::stable && g.cls == SiteClass::stable && VG_STREQ(g.rule, "none") &&
            g.rate == 0 && g.confidence == 0 && g.z == 0 && g.began < 0 && g.stopped < 0 &&
-           g.marks_used == 0 && g.marks_adding == 0 && !g.released_at_end && g.steps == 0;
+           g.marks_adding == 0 && g.rate_per_mark == 0 && !g.released_at_end && g.steps == 0;
+}
+
+bool growth_is_default(const Growth& g, SiteClass history) {
+    return quiet_growth && is_quiet(g, history) && g.marks_used == quiet_growth->marks_used;
 }
 
 template <typename T> void write_changes(JsonWriter& w, const T* v, UInt n) {
@@ -360,14 +369,10 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
     }
     const Growth& g = a.growth[s->id];
     if (!growth_is_default(g, a.growth_class[s->id])) write_growth(w, g, a.growth_class[s->id], a);
-    if (a.n_mark_buckets) { // dense: its length is the complete mark buckets
+    if (a.n_mark_buckets) { // change points, over the report's "mark_buckets"
         i64 scratch[kBuckets];
-        const i64* m = mark_levels(s, a.n_mark_buckets, scratch);
         w.key("mark_series");
-        w.begin_array();
-        for (UInt i = 0; i < a.n_mark_buckets; ++i)
-            w.integer(m[i]);
-        w.end_array();
+        write_changes(w, mark_levels(s, a.n_mark_buckets, scratch), a.n_mark_buckets);
     }
     w.end_object();
 }
@@ -422,10 +427,7 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt stack, const Analysis& a)
     if (!growth_is_default(ps->growth, ps->history)) write_growth(w, ps->growth, ps->history, a);
     if (a.n_mark_buckets) {
         w.key("mark_series");
-        w.begin_array();
-        for (UInt i = 0; i < a.n_mark_buckets; ++i)
-            w.integer(ps->marks[i]);
-        w.end_array();
+        write_changes(w, ps->marks, a.n_mark_buckets);
     }
     UInt omitted = 0;
     w.key("sites");
@@ -450,10 +452,13 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     UInt* site_stack =
         static_cast<UInt*>(VG_(malloc)("mg.json.rows", (a.n_sites + 1) * sizeof(UInt)));
     UInt n_listed = 0;
+    quiet_growth = nullptr;
     for (UInt id = 0; id < a.n_sites; ++id) {
         const Site* s = site_at(id);
         bool keep = listed(id, a);
         n_listed += keep;
+        if (keep && !quiet_growth && is_quiet(a.growth[id], a.growth_class[id]))
+            quiet_growth = &a.growth[id];
         site_stack[id] = keep ? stack_table_add(s->frames, s->n_frames, s->epoch) : kNoStack;
     }
     UInt n_py = a.py ? a.py->n : 0;
@@ -465,6 +470,8 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     // How many rows follow: a reader sizes its tables once.
     w.member_u("site_count", n_listed);
     if (a.py) w.member_u("python_site_count", n_py);
+    if (quiet_growth) write_growth(w, *quiet_growth, SiteClass::stable, a, "quiet_growth");
+    if (a.n_mark_buckets) w.member_u("mark_buckets", a.n_mark_buckets);
     stack_table_write(w);
     w.key("sites");
     w.begin_array();
@@ -486,6 +493,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     }
     VG_(free)(site_stack);
     VG_(free)(py_stack);
+    quiet_growth = nullptr;
     stack_table_end();
 }
 

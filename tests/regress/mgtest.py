@@ -116,7 +116,7 @@ def expand(doc):
                 s["reachable_bytes"] = extra.get("reachable_bytes", 0)
                 s["indirect_through"] = extra.get("indirect_through", 0)
                 s["lost_suppressed"] = extra.get("lost_suppressed", False)
-        s["growth"] = extra.get("growth", dict(quiet))
+        s["growth"] = extra.get("growth", doc.get("quiet_growth", quiet))
         s["series"] = _dense(row[10], n, True)
         if not python:
             alloc = _dense(row[11], n, False)
@@ -124,7 +124,7 @@ def expand(doc):
             s["freed_series"] = [(s["series"][i - 1] if i else 0) + alloc[i] - s["series"][i]
                                  for i in range(n)]
         if "mark_series" in extra:
-            s["mark_series"] = extra["mark_series"]
+            s["mark_series"] = _dense(extra["mark_series"], doc.get("mark_buckets", 0), True)
         s["frames"] = []
         node = row[1]
         while node is not None and node >= 0:
@@ -137,7 +137,8 @@ def expand(doc):
 
     out = {}
     for key, value in doc.items():
-        if key in ("frames", "stacks", "site_count", "python_site_count"):
+        if key in ("frames", "stacks", "site_count", "python_site_count", "quiet_growth",
+                   "mark_buckets"):
             continue
         if key == "memgrow":
             value = 1

@@ -25,6 +25,7 @@ CUDA_DIR = os.path.join(mgtest.BUILD, "tests", "cuda")
 PROGRAMS = {
     "c": ([program("gains_leak_new")], {}),
     "cxx": ([program("vector_staircase")], {}),
+    "marks": ([program("mark_leak")], {}),  # mark series and a per-mark quiet evidence
     "python": ([os.path.realpath(sys.executable),
                 os.path.join(mgtest.SRC, "tests", "regress", "py_seed_service.py")], {}),
     "cuda": ([os.path.join(CUDA_DIR, "classes")],
@@ -86,6 +87,17 @@ class ReportV2(unittest.TestCase):
                 self.assertEqual(len(set(native)), len(native))
                 self.assertLess(os.path.getsize(self.files[name, 2]),
                                 os.path.getsize(self.files[name, 1]))
+
+    def test_marked_rows_leave_out_the_quiet_evidence(self):
+        doc = self.load(self.files["marks", 2])
+        self.assertGreater(doc["mark_buckets"], 0)
+        self.assertGreater(doc["quiet_growth"]["marks_used"], 0)
+        quiet = [row for row in doc["sites"] if "growth" not in row[12]]
+        self.assertTrue(quiet)
+        v1 = {s["id"]: s for s in self.load(self.files["marks", 1])["sites"]}
+        for row in quiet:
+            self.assertEqual(v1[row[0]]["growth"], doc["quiet_growth"])
+            self.assertEqual(len(v1[row[0]]["mark_series"]), doc["mark_buckets"])
 
     def test_python_sites_are_in_format_2(self):
         doc = self.load(self.files["python", 2])
