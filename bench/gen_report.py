@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
-"""Writes a synthetic memgrow report (docs/output-format.md, version 1) with
-many sites, for timing memgrow-report on a large input:
+"""Writes a synthetic memgrow report (docs/output-format.md, version 1, or 2
+with --format 2) with many sites, for timing memgrow-report on a large input:
 
     bench/gen_report.py --sites 100000 > big.json
+    bench/gen_report.py --format 2 --sites 1000000 > big2.json
     /usr/bin/time -v memgrow-report show big.json > /dev/null
 
 Each site has a realistic shape: 4-16 frames (function, file, line, object,
 ip), a series of --buckets values and the growth evidence of its class.
+Format 2 is shaped like a big real report: stacks that share their callers
+(each site adds one to three frames to a stack already made), and most sites
+stable, changing in a bucket or two.
 """
 import argparse
 import json
@@ -19,6 +23,7 @@ def main():
     ap.add_argument("--sites", type=int, default=100000)
     ap.add_argument("--buckets", type=int, default=42)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--format", type=int, choices=(1, 2), default=1)
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     width = 65536
@@ -40,6 +45,9 @@ def main():
                           for k in ("definite", "indirect", "possible", "reachable",
                                     "suppressed")}},
     }
+    if a.format == 2:
+        write_v2(a, rnd, head, funcs, files, out)
+        return
     text = json.dumps(head, separators=(",", ":"))
     out.write(text[:-1] + ',"sites":[')
     classes = ["stable"] * 80 + ["plateau"] * 12 + ["growing"] * 5 + ["leaked"] * 3
@@ -83,6 +91,56 @@ def main():
             "frames": frames,
         }
         out.write(("," if i else "") + json.dumps(site, separators=(",", ":")))
+    out.write('],"errors":[]}\n')
+
+
+def write_v2(a, rnd, head, funcs, files, out):
+    nb = a.buckets
+    head = dict(head, memgrow=2, site_count=a.sites)
+    n_frames = 50000
+    frames = [[rnd.choice(funcs), rnd.choice(files), rnd.randint(1, 3000),
+               "/usr/local/bin/server", hex(0x400000 + i * 16)] for i in range(n_frames)]
+    # Each site's stack: one to three new frames on a stack already made
+    # (or on a fresh outermost frame now and then).
+    nodes = []  # flat pairs (frame, caller)
+    site_node = []
+    for i in range(a.sites):
+        parent = -1 if not site_node or rnd.random() < 0.01 else rnd.choice(site_node)
+        for _ in range(rnd.randint(1, 3)):
+            nodes += [rnd.randrange(n_frames), parent]
+            parent = len(nodes) // 2 - 1
+        site_node.append(parent)
+    text = json.dumps(head, separators=(",", ":"))
+    out.write(text[:-1] + ',"frames":' + json.dumps(frames, separators=(",", ":")))
+    out.write(',"stacks":' + json.dumps(nodes, separators=(",", ":")) + ',"sites":[')
+    classes = ["stable"] * 90 + ["plateau"] * 6 + ["growing"] * 3 + ["leaked"] * 1
+    for i in range(a.sites):
+        cls = rnd.choice(classes)
+        size = rnd.choice([16, 24, 32, 64, 128, 256, 1024, 4096])
+        extra = {}
+        if cls == "stable":
+            start = rnd.randrange(nb)
+            series, alloc = [start, size], [start, size]
+            if rnd.random() < 0.2:  # freed again later
+                series += [min(nb - 1, start + 1 + rnd.randrange(nb)), 0]
+                if series[2] == start:
+                    series = series[:2]
+            live = series[-1]
+        else:
+            levels = sorted(size * rnd.randint(1, 40) for _ in range(nb))
+            series = [x for k, v in enumerate(levels) for x in (k, v)]
+            alloc = [x for k in range(nb) for x in (k, size)]
+            live = levels[-1]
+            extra["growth"] = {"class": cls, "rule": "trend" if cls == "growing" else "level",
+                               "rate": round(rnd.random(), 6), "rate_per_bucket": 10,
+                               "rate_per_mark": None, "confidence": 0.99, "trend_z": 4.2,
+                               "began_at": 65536, "stopped_at": None, "marks_used": 0,
+                               "marks_adding": 0, "released_at_end": False}
+        if cls == "leaked":
+            extra["lost"] = {"definite": live, "indirect": 0, "possible": 0}
+        row = [i, site_node[i], cls, live, live // size, live, live + size, live // size + 1,
+               live, live // size, series, alloc, extra]
+        out.write(("," if i else "") + json.dumps(row, separators=(",", ":")))
     out.write('],"errors":[]}\n')
 
 

@@ -339,6 +339,17 @@ def targets(title, results, memcheck_limit):
     return lines
 
 
+def site_v1(d, row):
+    """The class and frames of a format-2 site row (docs/output-format.md):
+    what this script reads of a site."""
+    frames, node, stacks = [], row[1], d.get("stacks", [])
+    while node is not None and node >= 0:
+        f = d["frames"][stacks[2 * node]]
+        frames.append({"function": f[0], "file": f[1], "line": f[2]})
+        node = stacks[2 * node + 1]
+    return {"class": row[2], "frames": frames}
+
+
 def memgrow_report(tmp, tag):
     """Summary of a memgrow JSON report: bucket count, sites per class."""
     path = os.path.join(tmp, tag + ".json")
@@ -347,6 +358,8 @@ def memgrow_report(tmp, tag):
             d = json.load(f)
     except (OSError, ValueError) as e:
         return None, "cannot read memgrow report %s: %s" % (path, e)
+    if d.get("memgrow") == 2:
+        d = dict(d, sites=[site_v1(d, row) for row in d.get("sites", [])])
     classes = {}
     for s in d.get("sites", []):
         classes[s.get("class")] = classes.get(s.get("class"), 0) + 1

@@ -134,4 +134,131 @@ struct SiteSeries {
     }
 };
 
+// A site's history of the run clock, sparse while it can be: most sites of
+// a big program (a million distinct stacks under `import torch`) change in
+// one or two buckets and then never again. Up to kInline touched buckets are
+// kept inline (about 56 bytes a site instead of SiteSeries' 1 KiB); a site
+// that changes in more buckets moves to a SiteSeries of its own. Reads give
+// what a SiteSeries would: a touched bucket's level, the level carried
+// forward between them, allocations only where touched. All zero is empty.
+struct SparseSeries {
+    using Alloc = void* (*)(usize bytes);
+    static constexpr u32 kInline = 2;
+
+    SiteSeries* dense;  // once it changed in more than kInline buckets
+    i64 live;           // current live bytes (also while dense)
+    i64 level[kInline]; // live bytes at the end of each touched bucket
+    u64 added[kInline]; // bytes allocated within it
+    u8 bucket[kInline]; // the touched buckets, ascending
+    u8 n;               // how many
+    u8 last;            // last bucket touched (or synced to)
+    u8 gen;             // clock generation the buckets are numbered for
+    u8 folds;           // clock folds the buckets are numbered for
+
+    void sync(const BucketClock& c) {
+        if (dense) {
+            dense->sync(c);
+            return;
+        }
+        if (folds < c.folds) fold(c.folds);
+        for (; gen < c.gen; ++gen)
+            merge_pairs(c.fixed());
+        if (c.current > last) last = static_cast<u8>(c.current);
+    }
+
+    // Records an allocation (+bytes) or a free (-bytes) at the clock's now;
+    // `alloc` gives the SiteSeries memory the first time it is needed (the
+    // tool's allocator, or malloc in the tests); on failure the site stays
+    // sparse and merges its change into its last touched bucket.
+    void add(const BucketClock& c, i64 delta, Alloc alloc) {
+        sync(c);
+        if (!dense && !(n && bucket[n - 1] == last) && n == kInline) promote(alloc);
+        if (dense) {
+            dense->add(c, delta);
+            live = dense->live;
+            return;
+        }
+        live += delta;
+        if (!(n && bucket[n - 1] == last)) {
+            if (n < kInline) {
+                bucket[n] = last, level[n] = 0, added[n] = 0;
+                ++n;
+            } else {
+                bucket[n - 1] = last; // out of memory: coarser, never wrong in total
+            }
+        }
+        level[n - 1] = live;
+        if (delta > 0) added[n - 1] += static_cast<u64>(delta);
+    }
+
+    i64 level_at(u32 i) const {
+        if (dense) return dense->live_end[i];
+        i64 v = 0;
+        for (u32 k = 0; k < n && bucket[k] <= i; ++k)
+            v = level[k];
+        return v;
+    }
+    u64 alloc_at(u32 i) const {
+        if (dense) return dense->alloc[i];
+        for (u32 k = 0; k < n; ++k)
+            if (bucket[k] == i) return added[k];
+        return 0;
+    }
+    u64 freed(u32 i) const {
+        i64 before = i == 0 ? 0 : level_at(i - 1);
+        return static_cast<u64>(before + static_cast<i64>(alloc_at(i)) - level_at(i));
+    }
+    // The first n levels, dense, for the readers that take an array.
+    const i64* levels(i64* scratch, u32 count) const {
+        if (dense) return dense->live_end;
+        for (u32 i = 0; i < count; ++i)
+            scratch[i] = level_at(i);
+        return scratch;
+    }
+
+  private:
+    // As SiteSeries::fold: untouched since the clock's latest fold, so the
+    // whole past is bucket 0 at the current level.
+    void fold(u32 clock_folds) {
+        u64 past = 0;
+        for (u8 k = 0; k < n; ++k)
+            past += added[k];
+        bucket[0] = 0, level[0] = live, added[0] = past;
+        n = 1, last = 0, gen = 0, folds = static_cast<u8>(clock_folds);
+    }
+
+    // As SiteSeries::merge_pairs: bucket b >= fixed becomes (b + fixed) / 2,
+    // the level of a merged bucket is its later half's, its allocations the
+    // sum.
+    void merge_pairs(u32 fixed) {
+        auto merged = [fixed](u32 b) { return static_cast<u8>(b < fixed ? b : (b + fixed) / 2); };
+        u8 m = 0;
+        for (u8 k = 0; k < n; ++k) {
+            u8 b = merged(bucket[k]);
+            if (m && bucket[m - 1] == b) {
+                level[m - 1] = level[k];
+                added[m - 1] += added[k];
+            } else {
+                bucket[m] = b, level[m] = level[k], added[m] = added[k];
+                ++m;
+            }
+        }
+        n = m;
+        last = merged(last);
+    }
+
+    void promote(Alloc alloc) {
+        auto* d = static_cast<SiteSeries*>(alloc(sizeof(SiteSeries)));
+        if (!d) return;
+        d->clear();
+        for (u32 i = 0; i <= last; ++i)
+            d->live_end[i] = level_at(i), d->alloc[i] = alloc_at(i);
+        d->live = live;
+        d->last = last;
+        d->gen = gen;
+        d->folds = folds;
+        dense = d;
+    }
+};
+
 } // namespace mg

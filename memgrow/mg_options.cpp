@@ -91,9 +91,14 @@ static Bool parse_warmup(const HChar* arg, const HChar* val) {
 // Valgrind's integer macros read an empty value as 0 and let a long one
 // wrap around; its set parser reads an empty value as "none". Every memgrow
 // option is checked for both before its own parser runs.
-static const HChar* const kNumericOptions[] = {
-    "--json-stable-min-bytes", "--depth",        "--mark-warmup",        "--top",
-    "--quarantine-bytes",      "--freelist-vol", "--freelist-big-blocks"};
+static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes",
+                                               "--json-format",
+                                               "--depth",
+                                               "--mark-warmup",
+                                               "--top",
+                                               "--quarantine-bytes",
+                                               "--freelist-vol",
+                                               "--freelist-big-blocks"};
 static const HChar* const kOtherValueOptions[] = {
     "--time-unit",        "--report-every",
     "--warmup",           "--leak-check",
@@ -223,6 +228,7 @@ Bool process_option(const HChar* arg) {
         if (clo.json_file[0] == 0) VG_(fmsg_bad_option)(arg, "the file name is empty\n");
     } else if VG_BINT_CLO (arg, "--json-stable-min-bytes", clo.json_stable_min_bytes, 0,
                            1ull << 50) {
+    } else if VG_BINT_CLO (arg, "--json-format", clo.json_format, 1, 2) {
     } else if VG_STR_CLO (arg, "--time-unit", str) {
         static const HChar* const units[] = {"B", "i", "ms"}; // TimeUnit's order
         return parse_word(arg, str, units, &clo.time_unit, "the time unit must be B, i or ms");
@@ -291,6 +297,8 @@ void print_usage() {
      "                              %%q{VAR} an environment variable\n"
      "    --json-stable-min-bytes=<n>  stable sites whose peak stayed under n bytes are\n"
      "                              counted in the report, not listed [0: list all]\n"
+     "    --json-format=1|2         report format: 2 interns frames and stacks and\n"
+     "                              stores series sparsely, 1 is the older layout [2]\n"
      "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
      "                              guest instructions, or milliseconds [B]\n"
      "    --depth=<n>               frames (native and Python) per allocation stack [32]\n"

@@ -46,6 +46,7 @@ struct Options {
     // yes/no options are Valgrind's Bool: VG_BOOL_CLO takes a Bool* since 3.21.
     Bool cuda = True;                // the CUDA wrappers report (docs/cuda.md)
     ULong json_stable_min_bytes = 0; // stable sites under this peak are counted, not listed
+    ULong json_format = 2;           // --json-format: the report's layout (docs/output-format.md)
     PythonFrames python = PythonFrames::hybrid;
     Bool python_test_layout_mismatch = False;
     Bool python_test_future_version = False; // read debug offsets as 3.99's

@@ -1,12 +1,21 @@
-// Reading a report: nlohmann-json parses, this file checks the schema of
-// format version 1 field by field, so that the commands can trust the model.
+// Reading a report: nlohmann-json parses it as a stream of SAX events, this
+// file checks the schema of format versions 1 and 2 field by field, so that
+// the commands can trust the model. Only the small top-level fields become a
+// JSON tree; the sites, Python sites, frames and stacks are taken one
+// element at a time, so memory follows the model, not the file.
 #include "report/load.hpp"
+#include "report/format2.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
+#include <set>
 #include <sstream>
+#include <type_traits>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -203,6 +212,95 @@ class Reader {
     }
 
     Site site(const json& v, const std::string& where) const {
+        Site s = site_body(v, where);
+        s.frames = frames(required(v, where, "frames"), where + "/frames");
+        return s;
+    }
+
+    Lost lost(const json& l, const std::string& at) const {
+        object(l, at);
+        Lost out;
+        opt_integer(l, at, "definite", out.definite);
+        opt_integer(l, at, "indirect", out.indirect);
+        opt_integer(l, at, "possible", out.possible);
+        return out;
+    }
+
+    // A format-2 sparse series (docs/output-format.md), checked; dense in
+    // `out` when given. `changes`: a level holds from its bucket on.
+    void sparse(const json& v, const std::string& where, std::size_t buckets, bool changes,
+                std::vector<std::int64_t>* out) const {
+        array(v, where);
+        if (v.size() % 2) fail(where, "a sparse series holds pairs [bucket, value, ...]");
+        if (out) out->reserve(buckets);
+        std::int64_t value = 0;
+        std::size_t next = 0;
+        for (std::size_t i = 0; i < v.size(); i += 2) {
+            std::int64_t b = integer(v[i], where + "/" + std::to_string(i));
+            if (b < static_cast<std::int64_t>(next) || b >= static_cast<std::int64_t>(buckets))
+                fail(where + "/" + std::to_string(i),
+                     fmt::format("bucket {} is out of order or past the {} buckets", b, buckets));
+            std::int64_t x = integer(v[i + 1], where + "/" + std::to_string(i + 1));
+            if (out) {
+                out->resize(static_cast<std::size_t>(b), changes ? value : 0);
+                out->push_back(x);
+            }
+            value = x;
+            next = static_cast<std::size_t>(b) + 1;
+        }
+        if (out) out->resize(buckets, changes ? value : 0);
+    }
+
+    // A format-2 row (docs/output-format.md) straight into the model: the
+    // checks and pointers are the row's own ("/sites/3/4"), its object's
+    // fields are checked as format 1's. The stack node is the caller's.
+    // `quiet`: the report's "quiet_growth" (the evidence a row leaves out);
+    // `mark_buckets`: the length of the mark series (stored as change points).
+    Site row(const json& v, const std::string& where, bool python, std::size_t buckets,
+             const Growth& quiet, std::size_t mark_buckets) const {
+        array(v, where);
+        if (v.size() < format2::kRowFields)
+            fail(where, fmt::format("a site row has {} fields, this one {}", format2::kRowFields,
+                                    v.size()));
+        Site s;
+        auto at = [&](std::size_t i) { return where + "/" + std::to_string(i); };
+        s.id = integer(v[0], at(0));
+        if (!v[1].is_null()) integer(v[1], at(1));
+        s.cls = site_class(v[2], at(2));
+        std::int64_t* counts[] = {&s.live_bytes,      &s.live_blocks,      &s.peak_bytes,
+                                  &s.allocated_bytes, &s.allocated_blocks, &s.at_exit_bytes,
+                                  &s.at_exit_blocks};
+        for (std::size_t i = 0; i < 7; ++i)
+            *counts[i] = integer(v[3 + i], at(3 + i));
+        if (s.live_bytes < 0) fail(at(3), "a byte count cannot be negative");
+        sparse(v[10], at(10), buckets, true, &s.series);
+        sparse(v[11], at(11), buckets, false, nullptr);
+        const json& extra = object(v[12], at(12));
+        std::string x = at(12);
+        s.space = "host";
+        opt_string(extra, x, "space", s.space);
+        opt_integer_or_null(extra, x, "device", s.device);
+        opt_bool(extra, x, "suppressed", s.suppressed);
+        opt_string(extra, x, "suppression", s.suppression);
+        if (const json* l = member(extra, "lost")) s.lost = lost(*l, x + "/lost");
+        if (const json* g = member(extra, "growth"))
+            s.growth = growth(*g, x + "/growth");
+        else
+            s.growth = quiet;
+        if (const json* m = member(extra, "mark_series"))
+            sparse(*m, x + "/mark_series", mark_buckets, true, &s.mark_series);
+        opt_integer_or_null(extra, x, "pid", s.pid);
+        opt_integer_or_null(extra, x, "process", s.process);
+        if (python) {
+            s.python = true;
+            if (const json* subs = member(extra, "sites"))
+                s.sub_sites = integers(*subs, x + "/sites");
+        }
+        return s;
+    }
+
+    // Every field of a site but its frames.
+    Site site_body(const json& v, const std::string& where) const {
         object(v, where);
         Site s;
         auto int_field = [&](const char* key, std::int64_t& out) {
@@ -222,20 +320,11 @@ class Reader {
         opt_integer(v, where, "at_exit_blocks", s.at_exit_blocks);
         s.suppressed = boolean(required(v, where, "suppressed"), where + "/suppressed");
         opt_string(v, where, "suppression", s.suppression);
-        if (const json* l = member(v, "lost")) {
-            std::string at = where + "/lost";
-            object(*l, at);
-            Lost lost;
-            opt_integer(*l, at, "definite", lost.definite);
-            opt_integer(*l, at, "indirect", lost.indirect);
-            opt_integer(*l, at, "possible", lost.possible);
-            s.lost = lost;
-        }
+        if (const json* l = member(v, "lost")) s.lost = lost(*l, where + "/lost");
         s.growth = growth(required(v, where, "growth"), where + "/growth");
         s.series = integers(required(v, where, "series"), where + "/series");
         if (const json* m = member(v, "mark_series"))
             s.mark_series = integers(*m, where + "/mark_series");
-        s.frames = frames(required(v, where, "frames"), where + "/frames");
         opt_integer_or_null(v, where, "pid", s.pid);
         opt_integer_or_null(v, where, "process", s.process);
         if (const json* subs = member(v, "sites")) {
@@ -269,7 +358,9 @@ class Reader {
         return lc;
     }
 
-    Report report(const json& root) const {
+    // The fields of the tree `root`; the streamed ones (sites, Python
+    // sites) are in `r` already.
+    void report(const json& root, Report& r) const {
         if (!root.is_object())
             throw LoadError(file_, fmt::format("not a memgrow report: the JSON is {}, not an "
                                                "object with a \"memgrow\" version",
@@ -280,13 +371,12 @@ class Reader {
         if (!version->is_number_integer())
             fail("/memgrow",
                  fmt::format("the format version is {}, not an integer", type_of(*version)));
-        if (*version != kFormatVersion)
+        if (*version != 1 && *version != kFormatVersion)
             throw LoadError(file_, fmt::format("unsupported report format version {} (this "
-                                               "memgrow-report reads version {})",
+                                               "memgrow-report reads versions 1 and {})",
                                                version->dump(), kFormatVersion));
-        Report r;
         r.path = file_;
-        r.version = kFormatVersion;
+        r.version = version->get<int>();
         const json& command = array(required(root, "", "command"), "/command");
         for (std::size_t i = 0; i < command.size(); ++i)
             r.command.push_back(string(command[i], "/command/" + std::to_string(i)));
@@ -348,18 +438,11 @@ class Reader {
                 r.processes.push_back(std::move(out));
             }
         }
-        const json& sites = array(required(root, "", "sites"), "/sites");
-        r.sites.reserve(sites.size());
-        for (std::size_t i = 0; i < sites.size(); ++i)
-            r.sites.push_back(site(sites[i], "/sites/" + std::to_string(i)));
-        if (const json* py = member(root, "python_sites")) {
-            const json& all = array(*py, "/python_sites");
-            for (std::size_t i = 0; i < all.size(); ++i) {
-                std::string at = "/python_sites/" + std::to_string(i);
-                r.python_sites.push_back(site(all[i], at));
-                if (!r.python_sites.back().python) fail(at, "a Python site lists its \"sites\"");
-            }
-        }
+        array(required(root, "", "sites"), "/sites");
+        if (const json* py = member(root, "python_sites")) array(*py, "/python_sites");
+        for (std::size_t i = 0; i < r.python_sites.size(); ++i)
+            if (!r.python_sites[i].python)
+                fail("/python_sites/" + std::to_string(i), "a Python site lists its \"sites\"");
         // The commands add up live bytes (per class, per key, per report):
         // a total no process can reach would overflow them. Found by
         // tests/fuzz/fuzz_report_load.
@@ -391,7 +474,6 @@ class Reader {
                 r.errors.push_back(std::move(out));
             }
         }
-        return r;
     }
 
   private:
@@ -410,24 +492,137 @@ namespace {
 
 // A report nests a handful of levels (the root, sites, a site, its frames, a
 // frame). nlohmann builds whatever it is given, so 50 MB of "[" took 21 s and
-// 3.7 GB before failing: this SAX front of its DOM builder refuses, at the
-// first value that shows it, a root array (which the schema check would
-// refuse only once it is built) and anything nested deeper than a report
-// can be.
+// 3.7 GB before failing: this refuses, at the first value that shows it, a
+// root array (which the schema check would refuse only once it is built) and
+// anything nested deeper than a report can be.
 constexpr std::size_t kMaxDepth = 16;
 
-class BoundedDomParser : public nlohmann::detail::json_sax_dom_parser<json> {
-  public:
-    using Base = nlohmann::detail::json_sax_dom_parser<json>;
-    BoundedDomParser(json& root, const std::string& file) : Base(root), file_(file) {}
+using DomParser = nlohmann::detail::json_sax_dom_parser<json>;
 
-    bool start_object(std::size_t n) { return enter(true) && Base::start_object(n); }
-    bool end_object() { return --depth_, Base::end_object(); }
-    bool start_array(std::size_t n) { return enter(false) && Base::start_array(n); }
-    bool end_array() { return --depth_, Base::end_array(); }
+// The SAX handler: builds the top-level fields into `root`, except the
+// arrays named in `streamed`, whose elements it builds one at a time and
+// hands to `element` (array name, index, value) before dropping them.
+class StreamingParser {
+  public:
+    using Element = std::function<void(const std::string&, std::size_t, json&)>;
+
+    StreamingParser(json& root, const std::string& file, Element element)
+        : root_(root), file_(file), element_(std::move(element)) {}
+
+    bool null() { return scalar(nullptr); }
+    bool boolean(bool v) { return scalar(v); }
+    bool number_integer(json::number_integer_t v) { return scalar(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return scalar(v); }
+    bool number_float(json::number_float_t v, const std::string&) { return scalar(v); }
+    bool string(std::string& v) { return scalar(v); }
+    bool binary(json::binary_t& v) { return scalar(v); }
+
+    bool start_object(std::size_t n) {
+        enter(true);
+        if (elem_parser_) return elem_parser_->start_object(n);
+        if (!streaming_.empty() && depth_ == 3) return begin_element().start_object(n);
+        flush_key();
+        return root_parser_.start_object(n);
+    }
+    bool start_array(std::size_t n) {
+        enter(false);
+        if (elem_parser_) return elem_parser_->start_array(n);
+        if (!streaming_.empty() && depth_ == 3) return begin_element().start_array(n);
+        if (streaming_.empty() && depth_ == 2 && pending_key_ && is_streamed(*pending_key_)) {
+            streaming_ = *pending_key_;
+            pending_key_.reset();
+            if (!seen_.insert(streaming_).second)
+                throw LoadError(file_, fmt::format("the field \"{}\" appears twice", streaming_),
+                                "/" + streaming_);
+            index_ = 0;
+            // The tree gets an empty array: the schema check sees the field.
+            std::string key = streaming_;
+            return root_parser_.key(key) && root_parser_.start_array(0) && root_parser_.end_array();
+        }
+        flush_key();
+        return root_parser_.start_array(n);
+    }
+    bool end_object() {
+        --depth_;
+        if (elem_parser_) return elem_parser_->end_object() && end_element();
+        return root_parser_.end_object();
+    }
+    bool end_array() {
+        --depth_;
+        if (elem_parser_) return elem_parser_->end_array() && end_element();
+        if (!streaming_.empty() && depth_ == 1) {
+            streaming_.clear();
+            return true;
+        }
+        return root_parser_.end_array();
+    }
+    bool key(std::string& k) {
+        if (elem_parser_) return elem_parser_->key(k);
+        if (depth_ == 1) {
+            flush_key();
+            pending_key_ = k;
+            return true;
+        }
+        return root_parser_.key(k);
+    }
+    template <class Exception>
+    bool parse_error(std::size_t at, const std::string& token, const Exception& e) {
+        return root_parser_.parse_error(at, token, e);
+    }
 
   private:
-    bool enter(bool object) {
+    static bool is_streamed(const std::string& key) {
+        return key == "sites" || key == "python_sites" || key == "frames" || key == "stacks";
+    }
+
+    template <class T> bool scalar(T&& v) {
+        if (elem_parser_) return forward_scalar(*elem_parser_, std::forward<T>(v));
+        if (!streaming_.empty() && depth_ == 2) {
+            json value(std::forward<T>(v));
+            element_(streaming_, index_++, value);
+            return true;
+        }
+        flush_key();
+        return forward_scalar(root_parser_, std::forward<T>(v));
+    }
+    template <class T> static bool forward_scalar(DomParser& p, T&& v) {
+        using V = std::decay_t<T>;
+        if constexpr (std::is_same_v<V, std::nullptr_t>)
+            return p.null();
+        else if constexpr (std::is_same_v<V, bool>)
+            return p.boolean(v);
+        else if constexpr (std::is_same_v<V, json::number_integer_t>)
+            return p.number_integer(v);
+        else if constexpr (std::is_same_v<V, json::number_unsigned_t>)
+            return p.number_unsigned(v);
+        else if constexpr (std::is_same_v<V, json::number_float_t>)
+            return p.number_float(v, {});
+        else if constexpr (std::is_same_v<V, std::string>)
+            return p.string(v);
+        else
+            return p.binary(v);
+    }
+
+    void flush_key() {
+        if (!pending_key_) return;
+        root_parser_.key(*pending_key_);
+        pending_key_.reset();
+    }
+
+    DomParser& begin_element() {
+        element_value_ = json();
+        elem_parser_ = std::make_unique<DomParser>(element_value_);
+        return *elem_parser_;
+    }
+    bool end_element() {
+        if (depth_ != 2) return true;
+        elem_parser_.reset();
+        element_(streaming_, index_++, element_value_);
+        element_value_ = json();
+        return true;
+    }
+
+    void enter(bool object) {
         if (depth_ == 0 && !object)
             throw LoadError(file_, "not a memgrow report: the JSON is an array, not an object "
                                    "with a \"memgrow\" version");
@@ -435,44 +630,195 @@ class BoundedDomParser : public nlohmann::detail::json_sax_dom_parser<json> {
             throw LoadError(file_, fmt::format("not a memgrow report: the JSON nests deeper "
                                                "than {} levels",
                                                kMaxDepth));
-        return true;
     }
 
+    json& root_;
+    DomParser root_parser_{root_};
     const std::string& file_;
+    Element element_;
     std::size_t depth_ = 0;
+    std::optional<std::string> pending_key_; // a top-level key whose value has not begun
+    std::string streaming_;                  // the streamed array being read, or empty
+    std::set<std::string> seen_;
+    std::size_t index_ = 0;
+    json element_value_;
+    std::unique_ptr<DomParser> elem_parser_;
 };
 
-} // namespace
+// Turns the streamed elements into the model as they come.
+class Assembler {
+  public:
+    Assembler(const std::string& file, json& root, std::uint64_t input_size)
+        : reader_(file), root_(root), input_size_(input_size) {}
 
-Report parse_report(const std::string& text, const std::string& file) {
+    // The format-2 writer says how many rows follow: reserving them keeps a
+    // million sites from being moved as the vector doubles. Bounded by the
+    // input's size, whatever the file claims.
+    void reserve(std::vector<Site>& list, bool python) {
+        auto it = root_.find(python ? "python_site_count" : "site_count");
+        if (it != root_.end() && it->is_number_unsigned())
+            list.reserve(std::min<std::uint64_t>(it->get<std::uint64_t>(), input_size_ / 16));
+    }
+
+    // What a row without "growth" has: the report's quiet evidence, else
+    // that of a stable site with no evidence at all.
+    Growth quiet() const {
+        if (auto it = root_.find("quiet_growth"); it != root_.end())
+            return reader_.growth(*it, "/quiet_growth");
+        Growth g;
+        g.history_class = SiteClass::stable;
+        g.rule = "none";
+        return g;
+    }
+    std::size_t mark_buckets() const {
+        auto it = root_.find("mark_buckets");
+        if (it == root_.end()) return 0;
+        std::int64_t n = reader_.integer(*it, "/mark_buckets");
+        if (n < 0 || n > 1 << 20) reader_.fail("/mark_buckets", "not a count of mark buckets");
+        return static_cast<std::size_t>(n);
+    }
+
+    void operator()(const std::string& array, std::size_t i, json& v) {
+        std::string where = "/" + array + "/" + std::to_string(i);
+        if (array == "frames") {
+            try {
+                tree_->frames.push_back(reader_.frame(format2::frame_object(v), where));
+            } catch (const format2::RowError& e) {
+                reader_.fail(where + e.at, e.what());
+            }
+        } else if (array == "stacks") {
+            stacks_.push_back(reader_.integer(v, where));
+        } else {
+            bool python = array == "python_sites";
+            auto& list = python ? r.python_sites : r.sites;
+            if (v.is_array()) {
+                if (!first_row_) first_row_ = where;
+                auto it = root_.find("buckets");
+                if (it == root_.end() || !it->is_array())
+                    reader_.fail(where, "a format-2 report lists \"buckets\" before its sites");
+                if (list.empty()) reserve(list, python);
+                has_scan_ = root_.contains("leak_check");
+                if (!quiet_) quiet_ = quiet();
+                list.push_back(reader_.row(v, where, python, it->size(), *quiet_, mark_buckets()));
+                // A report with a leak scan has "lost" at every site.
+                if (has_scan_ && !list.back().lost) list.back().lost = Lost{};
+                if (!v[1].is_null()) {
+                    std::int64_t node = reader_.integer(v[1], where + "/1");
+                    if (node < 0 || node >= std::int64_t{StackTree::kNoNode})
+                        reader_.fail(where + "/1", "not a stack node");
+                    pending_.push_back({python, list.size() - 1, static_cast<std::uint32_t>(node)});
+                }
+            } else {
+                if (!first_object_) first_object_ = where;
+                list.push_back(reader_.site(v, where));
+            }
+        }
+    }
+
+    // Checks what only the whole file shows, and links the sites to their
+    // stacks.
+    Report finish() {
+        reader_.report(root_, r);
+        if (r.version == 1 && first_row_)
+            reader_.fail(*first_row_, "expected an object (a format-1 site), found an array");
+        if (r.version == 2 && first_object_)
+            reader_.fail(*first_object_, "expected an array (a format-2 site row), found an "
+                                         "object");
+        if (stacks_.size() % 2) reader_.fail("/stacks", "the stacks are pairs (frame, caller)");
+        std::size_t n = stacks_.size() / 2;
+        if (n >= StackTree::kNoNode) reader_.fail("/stacks", "too many stack nodes");
+        tree_->node_frame.resize(n);
+        tree_->node_parent.resize(n);
+        tree_->node_depth.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            std::int64_t frame = stacks_[2 * i], parent = stacks_[2 * i + 1];
+            if (frame < 0 || static_cast<std::size_t>(frame) >= tree_->frames.size())
+                reader_.fail(fmt::format("/stacks/{}", 2 * i),
+                             fmt::format("frame {} is not in \"frames\" ({} frames)", frame,
+                                         tree_->frames.size()));
+            // A caller comes before its callees: the tree has no cycle.
+            if (parent < -1 || parent >= static_cast<std::int64_t>(i))
+                reader_.fail(fmt::format("/stacks/{}", 2 * i + 1),
+                             fmt::format("caller node {} is not an earlier node", parent));
+            tree_->node_frame[i] = static_cast<std::uint32_t>(frame);
+            tree_->node_parent[i] =
+                parent < 0 ? StackTree::kNoNode : static_cast<std::uint32_t>(parent);
+            tree_->node_depth[i] = parent < 0 ? 1 : tree_->node_depth[parent] + 1;
+        }
+        stacks_ = {};
+        std::shared_ptr<const StackTree> tree = std::move(tree_);
+        for (const auto& p : pending_) {
+            if (p.node >= n)
+                reader_.fail(
+                    fmt::format("/{}/{}/1", p.python ? "python_sites" : "sites", p.index),
+                    fmt::format("stack node {} is not in \"stacks\" ({} nodes)", p.node, n));
+            (p.python ? r.python_sites : r.sites)[p.index].frames = FrameList(tree, p.node);
+        }
+        return std::move(r);
+    }
+
+  private:
+    struct Pending {
+        bool python;
+        std::size_t index;
+        std::uint32_t node;
+    };
+    Reader reader_;
+    json& root_;
+    std::uint64_t input_size_;
+    bool has_scan_ = false;
+    std::optional<Growth> quiet_;
+    Report r;
+    std::unique_ptr<StackTree> tree_ = std::make_unique<StackTree>();
+    std::vector<std::int64_t> stacks_;
+    std::vector<Pending> pending_;
+    std::optional<std::string> first_row_, first_object_;
+};
+
+// Where byte `at` of the input is, 1-based.
+template <class Input>
+std::pair<std::uint64_t, std::uint64_t> line_column(Input& in, std::uint64_t at) {
+    std::uint64_t line = 1, column = 1;
+    char c;
+    for (std::uint64_t i = 0; i < at && in.get(c); ++i) {
+        if (c == '\n') {
+            ++line;
+            column = 1;
+        } else {
+            ++column;
+        }
+    }
+    return {line, column};
+}
+
+// Parses `input` (a string or a stream); `rewind` gives a stream over the
+// same bytes from the start, for the line and column of a syntax error.
+template <class Input, class Rewind>
+Report parse(Input&& input, std::uint64_t size, const std::string& file, Rewind rewind) {
     json root;
+    Assembler assemble(file, root, size);
     try {
-        BoundedDomParser sax(root, file);
-        json::sax_parse(text, &sax);
+        StreamingParser sax(root, file, std::ref(assemble));
+        json::sax_parse(std::forward<Input>(input), &sax);
     } catch (const json::parse_error& e) {
         // nlohmann's position is the count of bytes read, the bad one included.
         std::uint64_t at = e.byte > 0 ? e.byte - 1 : 0;
-        std::uint64_t line = 1, column = 1;
-        for (std::uint64_t i = 0; i < at && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
-            }
-        }
+        auto [line, column] = [&] {
+            auto in = rewind();
+            return line_column(*in, at);
+        }();
         std::string why = e.what();
         // Keep the parser's reason, not its exception id and position prefix.
         if (auto colon = why.find(": ");
             why.rfind("[json.exception", 0) == 0 && colon != std::string::npos)
             why = why.substr(colon + 2);
-        std::string message = text.empty()            ? "empty file, not a memgrow report"
-                              : e.byte >= text.size() ? "the JSON ends early (a truncated "
-                                                        "report?): " +
-                                                            printable(why)
-                                                      : "not valid JSON (a memgrow report "
-                                                        "is JSON): " +
-                                                            printable(why);
+        std::string message = size == 0        ? "empty file, not a memgrow report"
+                              : e.byte >= size ? "the JSON ends early (a truncated "
+                                                 "report?): " +
+                                                     printable(why)
+                                               : "not valid JSON (a memgrow report "
+                                                 "is JSON): " +
+                                                     printable(why);
         throw LoadError(file, message, {}, at, line, column);
     } catch (const json::exception& e) {
         // A number too large for a double ("1e999": out_of_range.406) is
@@ -483,7 +829,14 @@ Report parse_report(const std::string& text, const std::string& file) {
             why = why.substr(colon + 2);
         throw LoadError(file, "not valid JSON (a memgrow report is JSON): " + printable(why));
     }
-    return Reader(file).report(root);
+    return assemble.finish();
+}
+
+} // namespace
+
+Report parse_report(const std::string& text, const std::string& file) {
+    return parse(text, text.size(), file,
+                 [&] { return std::make_unique<std::istringstream>(text); });
 }
 
 Report load_report(const std::string& file) {
@@ -492,10 +845,12 @@ Report load_report(const std::string& file) {
         throw LoadError(file, "cannot read: it is a directory");
     std::ifstream in(file, std::ios::binary);
     if (!in) throw LoadError(file, fmt::format("cannot open: {}", std::strerror(errno)));
-    std::ostringstream buf;
-    buf << in.rdbuf(); // an empty file inserts nothing: parse_report says so
+    auto size = std::filesystem::file_size(file, ec);
+    if (ec) throw LoadError(file, "cannot read the file");
+    Report r = parse(in, size, file,
+                     [&] { return std::make_unique<std::ifstream>(file, std::ios::binary); });
     if (in.bad()) throw LoadError(file, "cannot read the file");
-    return parse_report(buf.str(), file);
+    return r;
 }
 
 } // namespace mg::report

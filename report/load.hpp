@@ -12,8 +12,9 @@
 
 namespace mg::report {
 
-// The format version this reader understands (docs/output-format.md).
-constexpr int kFormatVersion = 1;
+// The newest format version this reader understands (docs/output-format.md);
+// it reads version 1 too.
+constexpr int kFormatVersion = 2;
 
 class LoadError : public std::runtime_error {
   public:
@@ -32,7 +33,8 @@ class LoadError : public std::runtime_error {
 // Unknown fields are ignored: the format only ever adds fields.
 Report parse_report(const std::string& text, const std::string& file);
 
-// Reads and parses a report file.
+// Reads and parses a report file, streaming: the file is never in memory
+// whole.
 Report load_report(const std::string& file);
 
 } // namespace mg::report

@@ -1,6 +1,7 @@
 // Merging reports of several processes (report/merge.hpp).
 #include "report/merge.hpp"
 
+#include "report/expand.hpp"
 #include "report/load.hpp"
 
 #include <algorithm>
@@ -38,7 +39,8 @@ std::int64_t int_of(const json& obj, const char* key) {
 // The processes of one input: itself, or those of a merged report.
 void add_input(const MergeInput& in, std::vector<Proc>& out) {
     parse_report(in.text, in.file); // throws a LoadError that names the file
-    json root = json::parse(in.text);
+    // Format 2 merges in the format-1 layout the merged report is written in.
+    json root = expand_document(json::parse(in.text));
     auto procs = root.find("processes");
     if (procs == root.end()) {
         Proc p;

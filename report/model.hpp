@@ -1,11 +1,15 @@
-// A memgrow JSON report (docs/output-format.md, format version 1) loaded into
+// A memgrow JSON report (docs/output-format.md, format version 1 or 2) loaded into
 // plain structs: what every memgrow-report command reads (show and diff now;
 // merge, html and the CI formats later), so none of them touches JSON.
 #pragma once
 
 #include "../core/classify.hpp"
 
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +40,113 @@ struct Frame {
     std::optional<std::string> object;
     bool python = false;
     std::string ip; // differs between builds: never part of a site key; empty for Python frames
+};
+
+// Format 2's stack tree (docs/output-format.md), shared by the sites of one
+// report: node i is its innermost frame `frames[node_frame[i]]` and its
+// caller's node `node_parent[i]` (kNoNode for an outermost frame).
+struct StackTree {
+    static constexpr std::uint32_t kNoNode = 0xffffffffu;
+    std::vector<Frame> frames;
+    std::vector<std::uint32_t> node_frame, node_parent, node_depth; // depth: frames to the root
+};
+
+// A site's frames, innermost first: its own (format 1, merged reports) or a
+// node of its report's StackTree (format 2), read alike. A million format-2
+// sites share their callers' frames instead of holding a million copies.
+class FrameList {
+  public:
+    class const_iterator {
+      public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = Frame;
+        using difference_type = std::ptrdiff_t;
+        using pointer = const Frame*;
+        using reference = const Frame&;
+        const_iterator() = default;
+        const_iterator(const Frame* own, const StackTree* tree, std::uint32_t node)
+            : own_(own), tree_(tree), node_(node) {}
+        reference operator*() const {
+            return tree_ ? tree_->frames[tree_->node_frame[node_]] : *own_;
+        }
+        pointer operator->() const { return &**this; }
+        const_iterator& operator++() {
+            if (tree_)
+                node_ = tree_->node_parent[node_];
+            else
+                ++own_;
+            return *this;
+        }
+        const_iterator operator++(int) {
+            const_iterator old = *this;
+            ++*this;
+            return old;
+        }
+        bool operator==(const const_iterator& o) const {
+            return own_ == o.own_ && node_ == o.node_;
+        }
+        bool operator!=(const const_iterator& o) const { return !(*this == o); }
+
+      private:
+        const Frame* own_ = nullptr;
+        const StackTree* tree_ = nullptr;
+        std::uint32_t node_ = StackTree::kNoNode;
+    };
+    using iterator = const_iterator;
+    using value_type = Frame;
+
+    FrameList() = default;
+    FrameList(std::vector<Frame> own) : own_(std::move(own)) {} // NOLINT: a vector is a list
+    FrameList(std::initializer_list<Frame> own) : own_(own) {}
+    FrameList(std::shared_ptr<const StackTree> tree, std::uint32_t node)
+        : tree_(std::move(tree)), node_(node) {}
+
+    bool in_tree() const { return tree_ != nullptr; }
+    std::uint32_t node() const { return node_; }
+    std::size_t size() const {
+        if (!tree_) return own_.size();
+        return node_ == StackTree::kNoNode ? 0 : tree_->node_depth[node_];
+    }
+    bool empty() const { return size() == 0; }
+    const_iterator begin() const {
+        return tree_ ? const_iterator(nullptr, tree_.get(), node_)
+                     : const_iterator(own_.data(), nullptr, StackTree::kNoNode);
+    }
+    const_iterator end() const {
+        return tree_ ? const_iterator(nullptr, tree_.get(), StackTree::kNoNode)
+                     : const_iterator(own_.data() + own_.size(), nullptr, StackTree::kNoNode);
+    }
+    // Walks from the innermost frame: O(i) in a tree.
+    const Frame& operator[](std::size_t i) const {
+        if (!tree_) return own_[i];
+        auto it = begin();
+        while (i--)
+            ++it;
+        return *it;
+    }
+    const Frame& front() const { return *begin(); }
+    const Frame& back() const { return (*this)[size() - 1]; }
+    void push_back(Frame f) {
+        materialise();
+        own_.push_back(std::move(f));
+    }
+    void pop_back() {
+        materialise();
+        own_.pop_back();
+    }
+    // The frames as a vector of their own (a copy from a tree).
+    operator std::vector<Frame>() const { return {begin(), end()}; } // NOLINT: reads as one
+
+  private:
+    void materialise() {
+        if (!tree_) return;
+        own_ = std::vector<Frame>(begin(), end());
+        tree_.reset();
+        node_ = StackTree::kNoNode;
+    }
+    std::vector<Frame> own_;
+    std::shared_ptr<const StackTree> tree_;
+    std::uint32_t node_ = StackTree::kNoNode;
 };
 
 struct Growth {
@@ -70,7 +181,7 @@ struct Site {
     Growth growth;
     std::vector<std::int64_t> series;      // live bytes at the end of each bucket
     std::vector<std::int64_t> mark_series; // live bytes per mark bucket (marked programs)
-    std::vector<Frame> frames;             // innermost first
+    FrameList frames;                      // innermost first
     // A merged report's sites (memgrow-report merge) name their process:
     // `pid` and the index into Report::processes.
     std::optional<std::int64_t> pid, process;

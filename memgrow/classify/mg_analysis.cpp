@@ -54,7 +54,9 @@ void analyse(Analysis* a) {
     for (UInt id = 0; id < a->n_sites; ++id) {
         const Site* s = site_at(id);
         const i64* marks = a->n_mark_buckets ? mark_levels(s, a->n_mark_buckets, scratch) : nullptr;
-        a->growth[id] = classify(s->clock.live_end, a->n_buckets, marks, a->n_mark_buckets, p);
+        i64 levels[kBuckets];
+        a->growth[id] = classify(s->clock.levels(levels, a->n_buckets), a->n_buckets, marks,
+                                 a->n_mark_buckets, p);
         a->growth_class[id] = a->growth[id].cls;
         if (a->leaks && id < a->leaks->n_sites && leaked_bytes(a->leaks->sites[id]) > 0)
             a->growth[id].cls = SiteClass::leaked;

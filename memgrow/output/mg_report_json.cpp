@@ -4,7 +4,9 @@
 #include "classify/mg_projection.hpp"
 #include "output/mg_report.hpp"
 #include "records/mg_symbols.hpp"
+#include "output/mg_stack_table.hpp"
 #include "records/mg_timeline.hpp"
+#include "core/intern_table.hpp"
 #include "core/json_writer.hpp"
 
 namespace mg {
@@ -83,8 +85,9 @@ void write_ec_frames(JsonWriter& w, const HChar* key, ExeContext* ec) {
     w.end_array();
 }
 
-void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analysis& a) {
-    w.key("growth");
+void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analysis& a,
+                  const HChar* key = "growth") {
+    w.key(key);
     w.begin_object();
     w.member("class", class_name(history));
     w.member("rule", g.rule);
@@ -124,9 +127,9 @@ void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int wh
     w.begin_array();
     for (UInt i = 0; i < n; ++i) {
         if (which == 0)
-            w.integer(s->clock.live_end[i]);
+            w.integer(s->clock.level_at(i));
         else if (which == 1)
-            w.uinteger(s->clock.alloc[i]);
+            w.uinteger(s->clock.alloc_at(i));
         else
             w.uinteger(s->clock.freed(i));
     }
@@ -318,6 +321,204 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
     w.end_object();
 }
 
+// ---- format 2 (docs/output-format.md): rows, a stack tree, sparse series.
+
+// The evidence of a quiet stable site of this report, written once as
+// "quiet_growth": rows whose evidence equals it leave theirs out. In a
+// marked program every quiet site looked at the same marks (marks_used), so
+// the template is taken from the first quiet site, not assumed.
+__constinit const Growth* quiet_growth;
+
+bool is_quiet(const Growth& g, SiteClass history) {
+    return history == SiteClass::stable && g.cls == SiteClass::stable && VG_STREQ(g.rule, "none") &&
+           g.rate == 0 && g.confidence == 0 && g.z == 0 && g.began < 0 && g.stopped < 0 &&
+           g.marks_adding == 0 && g.rate_per_mark == 0 && !g.released_at_end && g.steps == 0;
+}
+
+bool growth_is_default(const Growth& g, SiteClass history) {
+    return quiet_growth && is_quiet(g, history) && g.marks_used == quiet_growth->marks_used;
+}
+
+template <typename T> void write_changes(JsonWriter& w, const T* v, UInt n) {
+    w.begin_array();
+    for_each_change(v, n, [&](u32 i, T x) { w.uinteger(i), w.integer(static_cast<i64>(x)); });
+    w.end_array();
+}
+
+template <typename T> void write_nonzero(JsonWriter& w, const T* v, UInt n) {
+    w.begin_array();
+    for_each_nonzero(v, n, [&](u32 i, T x) { w.uinteger(i), w.integer(static_cast<i64>(x)); });
+    w.end_array();
+}
+
+// The positional part of a row, up to the series: id, stack node, class and
+// the byte counts.
+void write_row_head(JsonWriter& w, UInt id, UInt stack, SiteClass cls, const Counts& c) {
+    w.uinteger(id);
+    if (stack == kNoStack)
+        w.null();
+    else
+        w.uinteger(stack);
+    w.string(class_name(cls));
+    const ULong counts[] = {c.live_bytes,       c.live_blocks,   c.peak_bytes,    c.allocated_bytes,
+                            c.allocated_blocks, c.at_exit_bytes, c.at_exit_blocks};
+    for (ULong v : counts)
+        w.uinteger(v);
+}
+
+// What a site's row leaves to its trailing object: only what differs from
+// the defaults (host space, not suppressed, nothing lost, quiet evidence).
+void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
+    w.begin_object();
+    if (s->space != Space::host) {
+        w.member("space", space_name(s->space));
+        w.member_u("device", s->device);
+    }
+    const HChar* supp = a.class_suppressed_by ? a.class_suppressed_by[s->id] : nullptr;
+    if (supp) {
+        w.member_bool("suppressed", true);
+        w.member("suppression", supp);
+    }
+    if (a.leaks && s->id < a.leaks->n_sites) {
+        const SiteLeak& l = a.leaks->sites[s->id];
+        bool any = l.indirect_through != 0;
+        for (UInt k = 0; k <= kReachable; ++k)
+            any = any || l.bytes[k] || l.blocks[k];
+        if (any)
+            write_site_leaks(w, s->id, a);
+        else if (a.leak_suppressed_by && a.leak_suppressed_by[s->id])
+            w.member_bool("lost_suppressed", true);
+    }
+    const Growth& g = a.growth[s->id];
+    if (!growth_is_default(g, a.growth_class[s->id])) write_growth(w, g, a.growth_class[s->id], a);
+    if (a.n_mark_buckets) { // change points, over the report's "mark_buckets"
+        i64 scratch[kBuckets];
+        w.key("mark_series");
+        write_changes(w, mark_levels(s, a.n_mark_buckets, scratch), a.n_mark_buckets);
+    }
+    w.end_object();
+}
+
+void write_site_row(JsonWriter& w, const Site* s, UInt stack, const Analysis& a) {
+    w.begin_array();
+    write_row_head(w, s->id, stack, a.growth[s->id].cls,
+                   {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
+                    s->allocated_bytes, s->allocated_blocks, s->live_bytes_now,
+                    s->live_blocks_now});
+    i64 levels[kBuckets];
+    u64 added[kBuckets];
+    for (UInt i = 0; i < a.n_buckets; ++i)
+        added[i] = s->clock.alloc_at(i);
+    write_changes(w, s->clock.levels(levels, a.n_buckets), a.n_buckets);
+    write_nonzero(w, static_cast<const u64*>(added), a.n_buckets);
+    write_site_extra(w, s, a);
+    w.end_array();
+}
+
+void write_python_site_row(JsonWriter& w, UInt k, UInt stack, const Analysis& a) {
+    const PySites& py = *a.py;
+    const PySite* ps = py.sites[k];
+    w.begin_array();
+    write_row_head(w, k, stack, ps->growth.cls,
+                   {ps->live_bytes, ps->live_blocks, ps->peak_bytes, ps->allocated_bytes,
+                    ps->allocated_blocks, ps->at_exit_bytes, ps->at_exit_blocks});
+    write_changes(w, ps->series, a.n_buckets);
+    w.begin_array(); // a Python site has no allocation series of its own
+    w.end_array();
+    w.begin_object();
+    if (ps->space != Space::host) {
+        w.member("space", space_name(ps->space));
+        w.member_u("device", ps->device);
+    }
+    if (ps->suppressed) w.member_bool("suppressed", true);
+    if (a.leaks) {
+        ULong lost[kReachable] = {};
+        bool any = false;
+        for (UInt id = ps->first; id != kNoPySite; id = py.next[id])
+            if (id < a.leaks->n_sites)
+                for (UInt kind = 0; kind < kReachable; ++kind)
+                    lost[kind] += a.leaks->sites[id].bytes[kind], any = any || lost[kind];
+        if (any) {
+            w.key("lost");
+            w.begin_object();
+            for (UInt kind = 0; kind < kReachable; ++kind)
+                w.member_u(leak_kind_name(kind), lost[kind]);
+            w.end_object();
+        }
+    }
+    if (!growth_is_default(ps->growth, ps->history)) write_growth(w, ps->growth, ps->history, a);
+    if (a.n_mark_buckets) {
+        w.key("mark_series");
+        write_changes(w, ps->marks, a.n_mark_buckets);
+    }
+    UInt omitted = 0;
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = ps->first; id != kNoPySite; id = py.next[id]) {
+        if (listed(id, a))
+            w.uinteger(id);
+        else
+            ++omitted;
+    }
+    w.end_array();
+    if (omitted) w.member_u("omitted_sites", omitted);
+    w.end_object();
+    w.end_array();
+}
+
+// Interns every listed stack (the tables go before the rows that name
+// them), then writes the tables and the rows.
+void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omitted_peak,
+                    ULong* omitted_live) {
+    stack_table_begin();
+    UInt* site_stack =
+        static_cast<UInt*>(VG_(malloc)("mg.json.rows", (a.n_sites + 1) * sizeof(UInt)));
+    UInt n_listed = 0;
+    quiet_growth = nullptr;
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        const Site* s = site_at(id);
+        bool keep = listed(id, a);
+        n_listed += keep;
+        if (keep && !quiet_growth && is_quiet(a.growth[id], a.growth_class[id]))
+            quiet_growth = &a.growth[id];
+        site_stack[id] = keep ? stack_table_add(s->frames, s->n_frames, s->epoch) : kNoStack;
+    }
+    UInt n_py = a.py ? a.py->n : 0;
+    UInt* py_stack = static_cast<UInt*>(VG_(malloc)("mg.json.rows", (n_py + 1) * sizeof(UInt)));
+    for (UInt k = 0; k < n_py; ++k) {
+        const PySite* ps = a.py->sites[k];
+        py_stack[k] = stack_table_add(ps->words, ps->n_words, site_at(ps->first)->epoch);
+    }
+    // How many rows follow: a reader sizes its tables once.
+    w.member_u("site_count", n_listed);
+    if (a.py) w.member_u("python_site_count", n_py);
+    if (quiet_growth) write_growth(w, *quiet_growth, SiteClass::stable, a, "quiet_growth");
+    if (a.n_mark_buckets) w.member_u("mark_buckets", a.n_mark_buckets);
+    stack_table_write(w);
+    w.key("sites");
+    w.begin_array();
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        const Site* s = site_at(id);
+        if (!listed(id, a)) {
+            ++*omitted, *omitted_peak += s->peak_bytes, *omitted_live += s->live_bytes_now;
+            continue;
+        }
+        write_site_row(w, s, site_stack[id], a);
+    }
+    w.end_array();
+    if (a.py) {
+        w.key("python_sites");
+        w.begin_array();
+        for (UInt k = 0; k < n_py; ++k)
+            write_python_site_row(w, k, py_stack[k], a);
+        w.end_array();
+    }
+    VG_(free)(site_stack);
+    VG_(free)(py_stack);
+    quiet_growth = nullptr;
+    stack_table_end();
+}
+
 void write_buckets(JsonWriter& w, const Analysis& a) {
     w.key("buckets");
     w.begin_array();
@@ -414,7 +615,8 @@ void write_fatal_insn(JsonWriter& w) {
 
 void write_report(JsonWriter& w, const Analysis& a) {
     w.begin_object();
-    w.member_u("memgrow", 1);
+    bool v2 = clo.json_format == 2;
+    w.member_u("memgrow", v2 ? 2 : 1);
     w.key("command");
     w.begin_array();
     w.string(VG_(args_the_exename));
@@ -446,23 +648,27 @@ void write_report(JsonWriter& w, const Analysis& a) {
     // --json-stable-min-bytes: small stable sites are counted, not listed
     // (a program like PyTorch has a million distinct allocation stacks).
     ULong omitted = 0, omitted_peak = 0, omitted_live = 0;
-    w.key("sites");
-    w.begin_array();
-    for (UInt id = 0; id < a.n_sites; ++id) {
-        const Site* s = site_at(id);
-        if (!listed(id, a)) {
-            ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
-            continue;
-        }
-        write_site(w, s, a);
-    }
-    w.end_array();
-    if (a.py) {
-        w.key("python_sites");
+    if (v2) {
+        write_sites_v2(w, a, &omitted, &omitted_peak, &omitted_live);
+    } else {
+        w.key("sites");
         w.begin_array();
-        for (UInt k = 0; k < a.py->n; ++k)
-            write_python_site(w, k, a);
+        for (UInt id = 0; id < a.n_sites; ++id) {
+            const Site* s = site_at(id);
+            if (!listed(id, a)) {
+                ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
+                continue;
+            }
+            write_site(w, s, a);
+        }
         w.end_array();
+        if (a.py) {
+            w.key("python_sites");
+            w.begin_array();
+            for (UInt k = 0; k < a.py->n; ++k)
+                write_python_site(w, k, a);
+            w.end_array();
+        }
     }
     if (clo.json_stable_min_bytes) {
         w.key("omitted_sites");

@@ -97,8 +97,10 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
         ps->allocated_blocks += s->allocated_blocks;
         ps->at_exit_bytes += s->live_bytes_now;
         ps->at_exit_blocks += s->live_blocks_now;
+        i64 levels[kBuckets];
+        const i64* l = s->clock.levels(levels, a->n_buckets);
         for (UInt b = 0; b < a->n_buckets; ++b)
-            ps->series[b] += s->clock.live_end[b];
+            ps->series[b] += l[b];
         if (a->n_mark_buckets) {
             i64 scratch[kBuckets];
             const i64* m = mark_levels(s, a->n_mark_buckets, scratch);

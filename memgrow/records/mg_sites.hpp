@@ -32,7 +32,7 @@ struct Site {
     // The state the report classifies: updated until teardown begins, then
     // frozen together with the series.
     ULong live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
-    SiteSeries clock;   // per bucket of the run clock
+    SparseSeries clock; // per bucket of the run clock (sparse until it changes often)
     SiteSeries* marks;  // per bucket of marks; created once the program marks
     StackWord frames[]; // n_frames words
 };

@@ -132,7 +132,7 @@ void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor vis
             const HChar *function, *file;
             Int line;
             if (python_frame_name(w, &function, &file, &line))
-                visit(Frame{w, function, file, line, nullptr, true}, ctx);
+                visit(Frame{w, function, file, line, nullptr, true, 0}, ctx);
             continue;
         }
         // Caller frames are already return address - 1 (the unwinder's
@@ -140,7 +140,7 @@ void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor vis
         const Symbolised* s = lookup(w, ep);
         for (UInt k = 0; k < s->n; ++k) {
             const SymbolFrame& sf = s->frames[k];
-            visit(Frame{w, sf.function, sf.file, sf.line, s->object, false}, ctx);
+            visit(Frame{w, sf.function, sf.file, sf.line, s->object, false, k}, ctx);
         }
         if (s->below_main) return;
     }

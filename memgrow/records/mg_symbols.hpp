@@ -13,6 +13,7 @@ struct Frame {
     Int line;              // 0 when unknown
     const HChar* object;   // the ELF object; null when unknown
     bool python;
+    UInt inlined; // its place among the frames of one word (calls inlined at ip), 0 first
 };
 
 using FrameVisitor = void (*)(const Frame& f, void* ctx);

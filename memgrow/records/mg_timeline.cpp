@@ -43,6 +43,10 @@ static SiteSeries* marks_of(Site* s) {
     return s->marks;
 }
 
+static void* dense_series(usize bytes) {
+    return VG_(malloc)("mg.site.series", bytes);
+}
+
 // The end of the warm-up starts the run clock's buckets afresh (see
 // BucketClock::fold). --warmup=N puts it at clock N; --warmup=P% leaves it to
 // the end of the run (unknown until then), so nothing folds.
@@ -60,7 +64,7 @@ static void record(Site* s, i64 delta) {
     ULong now = clock_now();
     if (clo.warmup_units && !tl.run.folds && now >= clo.warmup_units) fold_run_clock(now);
     tl.run.advance(now);
-    s->clock.add(tl.run, delta);
+    s->clock.add(tl.run, delta, dense_series);
     tl.totals[static_cast<UInt>(s->space)].add(tl.run, delta);
 }
 

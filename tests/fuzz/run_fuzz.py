@@ -40,7 +40,10 @@ def mutations(report):
     def first_site(r):
         return r["sites"][0] if r.get("sites") else {}
 
-    yield edited(lambda r: r.update(memgrow=2))
+    if report.get("memgrow") == 2:
+        yield from mutations_v2(report, edited)
+        return
+    yield edited(lambda r: r.update(memgrow=3))
     yield edited(lambda r: r.update(memgrow="1"))
     yield edited(lambda r: r.pop("sites"))
     yield edited(lambda r: r.update(pid=2**64 - 1))
@@ -56,6 +59,31 @@ def mutations(report):
     yield edited(lambda r: first_site(r).update(live_bytes=2**63 - 1, peak_bytes=-1))
     yield edited(lambda r: first_site(r).update(space="\u00e9\u0000\U0001f600"))
     yield edited(lambda r: r.update(sites=r["sites"] * 3))
+
+
+def mutations_v2(report, edited):
+    """Format 2's own ways to be wrong: its tables and rows."""
+    def row(r):
+        return r["sites"][0] if r.get("sites") else [0] * 13
+
+    yield edited(lambda r: r.update(memgrow=1))
+    yield edited(lambda r: r.update(memgrow=3))
+    yield edited(lambda r: r.pop("stacks"))
+    yield edited(lambda r: r.pop("frames"))
+    yield edited(lambda r: r.update(stacks=r["stacks"][:-1]))
+    yield edited(lambda r: r.update(stacks=[0, 0] + r["stacks"]))  # its own caller
+    yield edited(lambda r: r.update(stacks=[2**31, -1] + r["stacks"][2:]))
+    yield edited(lambda r: r.update(frames=[[None] * 5, "x", 1]))
+    yield edited(lambda r: r.update(sites=[r["sites"][0][:5]] if r["sites"] else [[]]))
+    yield edited(lambda r: row(r).__setitem__(1, 2**32))
+    yield edited(lambda r: row(r).__setitem__(1, -1))
+    yield edited(lambda r: row(r).__setitem__(10, [0, 2**63 - 1, 1, -(2**63)]))
+    yield edited(lambda r: row(r).__setitem__(10, [3, 1, 2, 1]))
+    yield edited(lambda r: row(r).__setitem__(11, [0]))
+    yield edited(lambda r: row(r).__setitem__(12, {"growth": {"rate": "x"}, "space": 5}))
+    yield edited(lambda r: row(r).__setitem__(3, 2**63 - 1))
+    yield edited(lambda r: r.update(sites=r["sites"] * 3))
+    yield edited(lambda r: r.update(python_sites=r["sites"][:2]))
 
 
 def seed():

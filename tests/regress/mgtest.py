@@ -62,9 +62,96 @@ def run(argv, options=(), env=None, timeout=300, json_name="report.%p.json"):
         reports = []
         for name in sorted(os.listdir(tmp)):
             if name.endswith(".json"):
-                with open(os.path.join(tmp, name)) as f:
-                    reports.append(json.load(f))
+                reports.append(load_report(os.path.join(tmp, name)))
         return Run(p.returncode, p.stdout, reports)
+
+
+def _dense(pairs, n, changes):
+    """A format-2 sparse series (pairs [bucket, value, ...]) made dense: a
+    level holds from its bucket on when `changes`, else only there."""
+    out, value, at = [], 0, dict(zip(pairs[::2], pairs[1::2]))
+    for i in range(n):
+        if i in at:
+            value = at[i]
+            out.append(value)
+        else:
+            out.append(value if changes else 0)
+    return out
+
+
+def expand(doc):
+    """A format-2 report in the format-1 layout (docs/output-format.md), as
+    `memgrow-report expand` writes it: written apart from the C++ one, so
+    that the tests check the tool's format 2 against the documented
+    layout. A format-1 report comes back as it is."""
+    if doc.get("memgrow") != 2:
+        return doc
+    frames = [{"function": f[0], "file": f[1], "line": f[2], "object": f[3],
+               "python": f[4] is None, "ip": f[4]} for f in doc.get("frames", [])]
+    stacks = doc.get("stacks", [])
+    n = len(doc.get("buckets", []))
+    scan = "leak_check" in doc
+    zero = {"definite": 0, "indirect": 0, "possible": 0}
+    quiet = {"class": "stable", "rule": "none", "rate": 0, "rate_per_bucket": 0,
+             "rate_per_mark": None, "confidence": 0, "trend_z": 0, "began_at": None,
+             "stopped_at": None, "marks_used": 0, "marks_adding": 0,
+             "released_at_end": False, "staircase_steps": 0, "next_step_at": None}
+
+    def site(row, python):
+        extra = row[12]
+        s = {"id": row[0], "space": extra.get("space", "host")}
+        if "device" in extra:
+            s["device"] = extra["device"]
+        s["class"] = row[2]
+        for i, key in enumerate(("live_bytes", "live_blocks", "peak_bytes", "allocated_bytes",
+                                 "allocated_blocks", "at_exit_bytes", "at_exit_blocks")):
+            s[key] = row[3 + i]
+        s["suppressed"] = extra.get("suppressed", False)
+        if "suppression" in extra:
+            s["suppression"] = extra["suppression"]
+        if scan:
+            s["lost"] = extra.get("lost", dict(zero))
+            if not python:
+                s["lost_blocks"] = extra.get("lost_blocks", dict(zero))
+                s["reachable_bytes"] = extra.get("reachable_bytes", 0)
+                s["indirect_through"] = extra.get("indirect_through", 0)
+                s["lost_suppressed"] = extra.get("lost_suppressed", False)
+        s["growth"] = extra.get("growth", doc.get("quiet_growth", quiet))
+        s["series"] = _dense(row[10], n, True)
+        if not python:
+            alloc = _dense(row[11], n, False)
+            s["allocated_series"] = alloc
+            s["freed_series"] = [(s["series"][i - 1] if i else 0) + alloc[i] - s["series"][i]
+                                 for i in range(n)]
+        if "mark_series" in extra:
+            s["mark_series"] = _dense(extra["mark_series"], doc.get("mark_buckets", 0), True)
+        s["frames"] = []
+        node = row[1]
+        while node is not None and node >= 0:
+            s["frames"].append(frames[stacks[2 * node]])
+            node = stacks[2 * node + 1]
+        if python:
+            s["sites"] = extra.get("sites", [])
+            s["omitted_sites"] = extra.get("omitted_sites", 0)
+        return s
+
+    out = {}
+    for key, value in doc.items():
+        if key in ("frames", "stacks", "site_count", "python_site_count", "quiet_growth",
+                   "mark_buckets"):
+            continue
+        if key == "memgrow":
+            value = 1
+        elif key in ("sites", "python_sites"):
+            value = [site(row, key == "python_sites") for row in value]
+        out[key] = value
+    return out
+
+
+def load_report(path):
+    """A report file the tool wrote, in the format-1 layout the tests read."""
+    with open(path) as f:
+        return expand(json.load(f))
 
 
 class Python:

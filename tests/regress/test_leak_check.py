@@ -224,8 +224,7 @@ class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
                 log = svc.log()
             finally:
                 svc.close()
-            with open(svc.json) as f:
-                rep = json.load(f)
+            rep = mgtest.load_report(svc.json)
         self.assertEqual(rc, 0, log)
 
         # help: memgrow's monitor commands, leak_check with its arguments.

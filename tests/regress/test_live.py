@@ -1,7 +1,6 @@
 """Reports from a running process (vgdb's `report`, --report-every snapshots
 that survive a SIGKILL) and the projection to a memory limit (--limit, the
 cgroup's limit, --mark-rate)."""
-import json
 import os
 import signal
 import subprocess
@@ -43,12 +42,9 @@ class ReportOnRequest(TestCase):
                 self.assertEqual(svc.finish(svc.go), 0, svc.log())
             finally:
                 svc.close()
-            with open(mid) as f:
-                half = json.load(f)
-            with open(with_leaks) as f:
-                half_leaks = json.load(f)
-            with open(svc.json) as f:
-                final = json.load(f)
+            half = mgtest.load_report(mid)
+            half_leaks = mgtest.load_report(with_leaks)
+            final = mgtest.load_report(svc.json)
         self.assertEqual(half["teardown"], "running")
         self.assertNotIn("leak_check", half)  # no scan unless asked
         self.assertIn("leak_check", half_leaks)
@@ -68,16 +64,15 @@ class ReportOnRequest(TestCase):
                 while time.time() < deadline:
                     time.sleep(1)
                     if os.path.exists(out):
-                        with open(out) as f:
-                            report = json.load(f)  # never half written: renamed into place
+                        # never half written: renamed into place
+                        report = mgtest.load_report(out)
                         if report["marks"]["count"] > 2000 and "growing" in classes_at(report, STATS):
                             break
                 proc.send_signal(signal.SIGKILL)
             finally:
                 proc.wait(timeout=60)
             self.assertIsNotNone(report, "no snapshot in 240 s")
-            with open(out) as f:
-                last = json.load(f)
+            last = mgtest.load_report(out)
             # A kill in the middle of a snapshot leaves its temporary file, never a half report.
             self.assertEqual([n for n in os.listdir(tmp) if not n.startswith("snap.json.tmp.")],
                              ["snap.json"])

@@ -45,7 +45,7 @@ class Module(TestCase):
                          if s["class"] == "growing" and s["growth"]["rule"] == "refleak"}
                 self.assertIn(float(bytearray_block(1000, py.minor)), rates)
                 with open(mid) as f:
-                    self.assertEqual(json.load(f)["memgrow"], 1)
+                    self.assertEqual(json.load(f)["memgrow"], 2)  # the default format
 
     def test_no_ops_natively(self):
         # With the library (the installed layout) and without it (the

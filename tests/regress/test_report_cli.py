@@ -136,7 +136,7 @@ class ReportCli(unittest.TestCase):
         files = {
             "truncated.json": text[: len(text) // 2],
             "empty-object.json": b"{}",
-            "version2.json": b'{"memgrow": 2}',
+            "version3.json": b'{"memgrow": 3}',
             "image.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
             "empty.json": b"",
             "array.json": b"[1, 2, 3]",
@@ -164,7 +164,7 @@ class ReportCli(unittest.TestCase):
         paths = self.bad_files()
         p = report("show", paths["truncated.json"])
         self.assertRegex(p.stderr, r"truncated\.json:\d+:\d+: the JSON ends early")
-        self.assertIn("version 2", report("show", paths["version2.json"]).stderr)
+        self.assertIn("version 3", report("show", paths["version3.json"]).stderr)
         self.assertIn("not a memgrow report", report("show", paths["empty-object.json"]).stderr)
         self.assertIn("not valid JSON", report("show", paths["image.png"]).stderr)
         self.assertIn("cannot open", report("show", paths["missing.json"]).stderr)

@@ -47,8 +47,7 @@ class ReportFormats(unittest.TestCase):
         assert len(cls.files) == 3, (cls.files, p.stdout)
         cls.reports = []
         for name in cls.files:
-            with open(name) as f:
-                cls.reports.append(json.load(f))
+            cls.reports.append(mgtest.load_report(name))
         cls.merged = os.path.join(cls.tmp, "merged.json")
         m = report("merge", *cls.files, "-o", cls.merged)
         assert m.returncode == 0, m.stderr

@@ -251,8 +251,7 @@ class ReportHtml(unittest.TestCase):
         self.assertEqual(console_errors(log), [], log)
 
     def test_report_text_stays_text(self):
-        with open(self.files[0]) as f:
-            report = json.load(f)
+        report = mgtest.load_report(self.files[0])
         report["command"] = [HOSTILE, "<!--", "\u2028"]
         forget = sites_at(report, function="forget")[0]
         forget["frames"][0]["function"] = "<img src=x onerror=alert(1)>"

@@ -3,7 +3,11 @@
 #define BOOST_TEST_MODULE json_writer
 #include <boost/test/included/unit_test.hpp>
 
+#include "core/intern_table.hpp"
 #include "core/json_writer.hpp"
+
+#include <cstdlib>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -101,4 +105,38 @@ BOOST_AUTO_TEST_CASE(large_output_is_flushed_in_chunks) {
     });
     BOOST_TEST(j.size() == 100000u);
     BOOST_TEST(j[99999] == 99999);
+}
+
+// ---- core/intern_table.hpp: the frame table and stack tree of format 2.
+
+BOOST_AUTO_TEST_CASE(intern_table_gives_dense_ids_in_order_of_first_sight) {
+    InternTable t(std::malloc, std::free);
+    BOOST_TEST(t.intern(7, 1, 40) == 0u);
+    BOOST_TEST(t.intern(7, 2) == 1u);
+    BOOST_TEST(t.intern(7, 1, 41) == 0u);
+    BOOST_TEST(t.payload(0) == 40u); // the first sight's
+    // Past several growths of the index and the keys.
+    for (u64 i = 0; i < 100000; ++i)
+        BOOST_REQUIRE(t.intern(i, i * 3) == i + 2);
+    for (u64 i = 0; i < 100000; i += 997)
+        BOOST_REQUIRE(t.intern(i, i * 3) == i + 2);
+    BOOST_TEST(t.size() == 100002u);
+    BOOST_TEST(t.first(5) == 3u);
+    BOOST_TEST(t.second(5) == 9u);
+    t.reset();
+    BOOST_TEST(t.size() == 0u);
+    BOOST_TEST(t.intern(1, 1) == 0u);
+    t.reset();
+}
+
+BOOST_AUTO_TEST_CASE(sparse_series_keep_changes_and_non_zero_buckets) {
+    const long long levels[] = {0, 0, 64, 64, 64, 0, 0, 32};
+    std::vector<long long> got;
+    for_each_change(levels, 8, [&](u32 i, long long v) { got.push_back(i), got.push_back(v); });
+    BOOST_TEST(got == (std::vector<long long>{2, 64, 5, 0, 7, 32}));
+    got.clear();
+    const unsigned long long alloc[] = {0, 5, 0, 0, 9};
+    for_each_nonzero(alloc, 5,
+                     [&](u32 i, unsigned long long v) { got.push_back(i), got.push_back(v); });
+    BOOST_TEST(got == (std::vector<long long>{1, 5, 4, 9}));
 }

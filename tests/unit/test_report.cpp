@@ -8,6 +8,7 @@
 #include "tests/unit/read_file.hpp"
 
 #include "report/diff.hpp"
+#include "report/expand.hpp"
 #include "report/load.hpp"
 #include "report/show.hpp"
 #include "report/site_key.hpp"
@@ -132,10 +133,26 @@ BOOST_AUTO_TEST_CASE(unknown_fields_and_null_frame_fields_are_accepted) {
 
 BOOST_AUTO_TEST_CASE(a_report_the_tool_wrote_loads) {
     Report r = load_report(kReports + "/base.json");
-    BOOST_TEST(r.version == 1);
+    BOOST_TEST(r.version == 2); // the default format
     BOOST_TEST(!r.sites.empty());
     BOOST_TEST(r.leak_check.has_value());
     BOOST_TEST(r.sites[0].series.size() == r.buckets.size());
+    BOOST_TEST(r.sites[0].frames.in_tree());
+    // The same run in format 1 (another process: another pid) loads to the
+    // same sites.
+    Report v1 = load_report(kReports + "/v1/base.json");
+    BOOST_TEST(v1.version == 1);
+    BOOST_REQUIRE(v1.sites.size() == r.sites.size());
+    for (std::size_t i = 0; i < r.sites.size(); ++i) {
+        BOOST_TEST(site_key(v1.sites[i]) == site_key(r.sites[i]));
+        BOOST_TEST(v1.sites[i].series == r.sites[i].series);
+        BOOST_TEST((v1.sites[i].cls == r.sites[i].cls));
+        BOOST_TEST(v1.sites[i].growth.rule == r.sites[i].growth.rule);
+        BOOST_TEST(v1.sites[i].lost.has_value() == r.sites[i].lost.has_value());
+        BOOST_TEST(v1.sites[i].frames.size() == r.sites[i].frames.size());
+        if (!r.sites[i].frames.empty())
+            BOOST_TEST(v1.sites[i].frames[0].ip == r.sites[i].frames[0].ip);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(a_truncated_report_names_the_file_and_position) {
@@ -159,8 +176,8 @@ BOOST_AUTO_TEST_CASE(malformed_json_gives_line_and_column) {
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_version_is_named) {
-    LoadError e = load_error(R"({"memgrow": 2})");
-    BOOST_TEST(contains(e.message, "version 2"), e.message);
+    LoadError e = load_error(R"({"memgrow": 3})");
+    BOOST_TEST(contains(e.message, "version 3"), e.message);
     e = load_error(R"({"memgrow": "1"})");
     BOOST_TEST(contains(e.message, "not an integer"), e.message);
 }
@@ -357,6 +374,12 @@ BOOST_AUTO_TEST_CASE(diff_of_reports_the_tool_wrote) {
     BOOST_TEST(contains(d.failures[0], "new leaked site " + leak), d.failures[0]);
     std::string text = print_diff(d, base, next, {});
     BOOST_TEST(contains(text, "result: FAIL"), text);
+    // A format-1 baseline against a format-2 run gates the same way.
+    Report old_base = load_report(kReports + "/v1/base.json");
+    BOOST_TEST(!diff_reports(old_base, base2).failed());
+    DiffResult mixed = diff_reports(old_base, next);
+    BOOST_REQUIRE(mixed.failures.size() == 1u);
+    BOOST_TEST(contains(mixed.failures[0], "new leaked site " + leak), mixed.failures[0]);
 }
 
 // --- text ------------------------------------------------------------------
@@ -399,4 +422,128 @@ BOOST_AUTO_TEST_CASE(show_filters_and_prints) {
     o.functions = {"los"};
     BOOST_TEST(site_matches(r.sites[1], o));
     BOOST_TEST(!site_matches(r.sites[0], o));
+}
+
+// ---- format 2 (docs/output-format.md): a frame table, a stack tree, rows.
+
+namespace {
+
+// Two sites sharing their caller `main`: grow <- main and lose <- main.
+json report_v2() {
+    json frames = {{"main", "src/prog.c", 30, "/build/a/prog", "0x2000"},
+                   {"grow", "src/prog.c", 10, "/build/a/prog", "0x1000"},
+                   {"lose", "src/prog.c", 20, "/build/a/prog", "0x1100"}};
+    return {
+        {"memgrow", 2},
+        {"command", {"./prog"}},
+        {"pid", 42},
+        {"time_unit", "B"},
+        {"teardown_at", 300},
+        {"buckets", {{{"end", 100}}, {{"end", 200}}, {{"end", 300}}}},
+        {"frames", frames},
+        {"stacks", {0, -1, 1, 0, 2, 0}},
+        {"sites",
+         {{0,
+           1,
+           "growing",
+           300,
+           3,
+           300,
+           300,
+           3,
+           300,
+           3,
+           {0, 100, 1, 200, 2, 300},
+           {0, 100, 1, 100, 2, 100},
+           {{"growth", {{"class", "growing"}, {"rule", "trend"}, {"rate", 1}, {"confidence", 1}}}}},
+          {1, 2, "stable", 64, 1, 64, 64, 1, 64, 1, {1, 64}, {1, 64}, json::object()}}}};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(format2_loads_into_the_model_with_shared_stacks) {
+    Report r = parse(report_v2());
+    BOOST_TEST(r.version == 2);
+    BOOST_REQUIRE(r.sites.size() == 2u);
+    const Site& g = r.sites[0];
+    BOOST_TEST((g.cls == SiteClass::growing));
+    BOOST_TEST(g.growth.rule == "trend");
+    BOOST_TEST(g.series == (std::vector<std::int64_t>{100, 200, 300}));
+    BOOST_REQUIRE(g.frames.size() == 2u);
+    BOOST_TEST(*g.frames[0].function == "grow");
+    BOOST_TEST(*g.frames[1].function == "main");
+    BOOST_TEST(g.frames[0].ip == "0x1000");
+    const Site& l = r.sites[1];
+    BOOST_TEST(l.series == (std::vector<std::int64_t>{0, 64, 64}));
+    BOOST_TEST(l.growth.rule == "none"); // a quiet stable site's evidence is left out
+    BOOST_TEST(l.space == "host");
+    // The same report in format 1 gives the same keys.
+    json v1 = report(json::array({site("growing", 300, kX), site("stable", 64, kY)}));
+    v1["sites"][1]["frames"][0]["function"] = "lose";
+    v1["sites"][1]["frames"][0]["line"] = 20;
+    v1["sites"][1]["frames"][1] = frame("main", 30, "0x2000");
+    Report r1 = parse(v1);
+    BOOST_TEST(site_key(r1.sites[0]) == site_key(g));
+    BOOST_TEST(site_key(r1.sites[1]) == site_key(l));
+}
+
+BOOST_AUTO_TEST_CASE(format2_expands_to_the_format1_layout) {
+    json v1 = expand_document(report_v2());
+    BOOST_TEST(v1["memgrow"] == 1);
+    BOOST_TEST(!v1.contains("frames"));
+    BOOST_TEST(!v1.contains("stacks"));
+    const json& s = v1["sites"][1];
+    BOOST_TEST(s["frames"].size() == 2u);
+    BOOST_TEST(s["frames"][0]["function"] == "lose");
+    BOOST_TEST(s["frames"][1]["function"] == "main");
+    BOOST_TEST(s["frames"][0]["python"] == false);
+    BOOST_TEST(s["series"] == json({0, 64, 64}));
+    BOOST_TEST(s["allocated_series"] == json({0, 64, 0}));
+    BOOST_TEST(s["freed_series"] == json({0, 0, 0}));
+    BOOST_TEST(s["growth"]["rule"] == "none");
+    // And it loads as format 1 into the same model.
+    Report a = parse(report_v2()), b = parse(v1);
+    BOOST_TEST(b.version == 1);
+    for (std::size_t i = 0; i < 2; ++i) {
+        BOOST_TEST(site_key(a.sites[i]) == site_key(b.sites[i]));
+        BOOST_TEST(a.sites[i].series == b.sites[i].series);
+        BOOST_TEST(a.sites[i].live_bytes == b.sites[i].live_bytes);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(format2_refuses_broken_stacks_and_rows) {
+    json j = report_v2();
+    j["stacks"][3] = 2; // node 1's caller is itself or later: a cycle
+    BOOST_TEST(load_error(j.dump()).pointer == "/stacks/3");
+    j = report_v2();
+    j["stacks"][2] = 7; // no frame 7
+    BOOST_TEST(load_error(j.dump()).pointer == "/stacks/2");
+    j = report_v2();
+    j["sites"][1][1] = 9; // no node 9
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/1/1");
+    j = report_v2();
+    j["sites"][0][10] = {2, 300, 1, 200}; // buckets out of order
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/0/10/2");
+    j = report_v2();
+    j["sites"][0][10] = {5, 300}; // past the buckets
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/0/10/0");
+    j = report_v2();
+    j["sites"][1].erase(12);
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/1");
+    j = report_v2();
+    j["sites"][0][3] = "many";
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/0/3");
+    j = report_v2();
+    j["sites"][0][12]["growth"]["rate"] = "fast";
+    BOOST_TEST(load_error(j.dump()).pointer == "/sites/0/12/growth/rate");
+    // A format-1 report with a row, a format-2 report with a site object.
+    j = report_v2();
+    j["memgrow"] = 1;
+    BOOST_TEST(contains(load_error(j.dump()).message, "format-1 site"));
+    j = report_v2();
+    j["sites"][1] = site("stable", 64, kY);
+    BOOST_TEST(contains(load_error(j.dump()).message, "format-2 site row"));
+    j = report_v2();
+    j.erase("buckets");
+    BOOST_TEST(contains(load_error(j.dump()).message, "\"buckets\" before its sites"));
 }

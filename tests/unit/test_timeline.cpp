@@ -5,6 +5,7 @@
 
 #include "core/timeline.hpp"
 
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -65,6 +66,8 @@ static void check_against_model(const std::vector<int>& folds) {
     std::mt19937_64 rng(12345);
     constexpr int kSites = 5;
     std::vector<SiteSeries> series(kSites);
+    // The same events on the sparse form the tool keeps per site.
+    std::vector<SparseSeries> sparse(kSites, SparseSeries{});
     std::vector<std::vector<Event>> events(kSites);
     std::vector<i64> live(kSites, 0);
     for (auto& s : series)
@@ -82,6 +85,7 @@ static void check_against_model(const std::vector<int>& folds) {
         live[site] += d;
         c.advance(t);
         series[site].add(c, d);
+        sparse[site].add(c, d, std::malloc);
         events[site].push_back({t, d});
     }
     u64 end = t + 1;
@@ -102,6 +106,15 @@ static void check_against_model(const std::vector<int>& folds) {
             }
             BOOST_TEST(total == allocated_in(events[site], 0, end));
             BOOST_TEST(s.live == live[site]);
+            SparseSeries& sp = sparse[site];
+            sp.sync(c);
+            BOOST_TEST(sp.live == live[site]);
+            for (u32 b = 0; b <= c.current; ++b) {
+                BOOST_TEST(sp.level_at(b) == s.live_end[b]);
+                BOOST_TEST(sp.alloc_at(b) == s.alloc[b]);
+                BOOST_TEST(sp.freed(b) == s.freed(b));
+            }
+            std::free(sp.dense);
         }
     }
 }
@@ -153,4 +166,43 @@ BOOST_AUTO_TEST_CASE(site_born_late_starts_at_zero) {
     for (u32 b = 0; b < c.current; ++b)
         BOOST_TEST(s.live_end[b] == 0);
     BOOST_TEST(s.live_end[c.current] == 7);
+}
+
+// A site that changes in one or two buckets stays sparse however many
+// merges pass; a third bucket moves it to a dense series with the same
+// history.
+BOOST_AUTO_TEST_CASE(sparse_series_stays_small_until_it_changes_often) {
+    BucketClock c;
+    SparseSeries s{};
+    SiteSeries ref;
+    ref.clear();
+    auto both = [&](u64 t, i64 d) {
+        c.advance(t);
+        s.add(c, d, std::malloc);
+        ref.add(c, d);
+    };
+    both(3, 64);
+    both(5, -64);
+    both(5, 32);
+    c.advance(1000000); // many merges
+    s.sync(c);
+    ref.sync(c);
+    BOOST_TEST(s.dense == nullptr);
+    BOOST_TEST(s.n == 1u); // buckets 0 and 0: merged
+    for (u32 b = 0; b <= c.current; ++b) {
+        BOOST_TEST(s.level_at(b) == ref.live_end[b]);
+        BOOST_TEST(s.alloc_at(b) == ref.alloc[b]);
+    }
+    both(1000001, 8);
+    both(2000000, 8); // a third bucket
+    s.sync(c);
+    ref.sync(c);
+    BOOST_REQUIRE(s.dense != nullptr);
+    for (u32 b = 0; b <= c.current; ++b) {
+        BOOST_TEST(s.level_at(b) == ref.live_end[b]);
+        BOOST_TEST(s.alloc_at(b) == ref.alloc[b]);
+    }
+    BOOST_TEST(s.live == ref.live);
+    BOOST_TEST(sizeof(SparseSeries) <= 64u);
+    std::free(s.dense);
 }

@@ -1,0 +1,189 @@
+"""Report format 2 (docs/output-format.md) end to end: the tool writes it by
+default for C, C++, Python and CUDA-stand-in programs; every memgrow-report
+command reads it; `expand` gives back exactly the format-1 report the tool
+writes with --json-format=1 (and what mgtest's own reading of the documented
+layout gives); a format-1 baseline against a format-2 run still gates a new
+leak; a broken format-2 file exits 2 with one line naming it.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mgtest  # noqa: E402
+from mgtest import VALGRIND, program  # noqa: E402
+
+report = mgtest.memgrow_report
+CUDA_DIR = os.path.join(mgtest.BUILD, "tests", "cuda")
+
+# name: (argv, environment); each runs twice, in format 2 and in format 1.
+PROGRAMS = {
+    "c": ([program("gains_leak_new")], {}),
+    "cxx": ([program("vector_staircase")], {}),
+    "marks": ([program("mark_leak")], {}),  # mark series and a per-mark quiet evidence
+    "python": ([os.path.realpath(sys.executable),
+                os.path.join(mgtest.SRC, "tests", "regress", "py_seed_service.py")], {}),
+    "cuda": ([os.path.join(CUDA_DIR, "classes")],
+             {"LD_LIBRARY_PATH": os.path.join(CUDA_DIR, "standin")}),
+}
+
+
+def without_process(doc):
+    """The report less what differs between two runs of one program."""
+    return {k: v for k, v in doc.items() if k not in ("pid", "ppid")}
+
+
+class ReportV2(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="memgrow-v2-test-")
+        cls.files = {}
+        for name, (argv, env) in PROGRAMS.items():
+            for fmt in (2, 1):
+                out = os.path.join(cls.tmp, f"{name}.v{fmt}.json")
+                p = subprocess.run([VALGRIND, "--tool=memgrow", "--leak-check=full",
+                                    f"--json-file={out}",
+                                    *([] if fmt == 2 else ["--json-format=1"]), *argv],
+                                   cwd=cls.tmp, env={**os.environ, **env},
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   timeout=600)
+                assert os.path.exists(out), (name, fmt, p.stdout[-3000:])
+                cls.files[name, fmt] = out
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def check(self, p, rc=0):
+        self.assertEqual(p.returncode, rc, f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr}")
+
+    def load(self, path):
+        with open(path) as f:
+            return json.load(f)
+
+    def test_the_default_is_format_2_with_shared_stacks(self):
+        for name in PROGRAMS:
+            with self.subTest(name=name):
+                doc = self.load(self.files[name, 2])
+                self.assertEqual(doc["memgrow"], 2)
+                self.assertGreater(len(doc["sites"]), 0)
+                self.assertTrue(all(isinstance(s, list) for s in doc["sites"]))
+                nodes = len(doc["stacks"]) // 2
+                # The stacks share callers: no more nodes than the frames
+                # the sites hold inline in format 1 (fewer where they share).
+                v1 = self.load(self.files[name, 1])
+                inline = sum(len(s["frames"]) for s in v1["sites"])
+                self.assertLessEqual(nodes, inline)
+                if name == "python":
+                    self.assertLess(nodes, inline / 2)
+                # Each native frame is listed once (Python frames of two code
+                # objects may read alike).
+                native = [json.dumps(f) for f in doc["frames"] if f[4] is not None]
+                self.assertEqual(len(set(native)), len(native))
+                self.assertLess(os.path.getsize(self.files[name, 2]),
+                                os.path.getsize(self.files[name, 1]))
+
+    def test_marked_rows_leave_out_the_quiet_evidence(self):
+        doc = self.load(self.files["marks", 2])
+        self.assertGreater(doc["mark_buckets"], 0)
+        self.assertGreater(doc["quiet_growth"]["marks_used"], 0)
+        quiet = [row for row in doc["sites"] if "growth" not in row[12]]
+        self.assertTrue(quiet)
+        v1 = {s["id"]: s for s in self.load(self.files["marks", 1])["sites"]}
+        for row in quiet:
+            self.assertEqual(v1[row[0]]["growth"], doc["quiet_growth"])
+            self.assertEqual(len(v1[row[0]]["mark_series"]), doc["mark_buckets"])
+
+    def test_python_sites_are_in_format_2(self):
+        doc = self.load(self.files["python", 2])
+        self.assertGreater(len(doc["python_sites"]), 0)
+        expanded = mgtest.expand(doc)
+        self.assertTrue(all(f["python"] for s in expanded["python_sites"] for f in s["frames"]))
+
+    def test_expand_gives_the_format_1_report(self):
+        for name in PROGRAMS:
+            with self.subTest(name=name):
+                out = os.path.join(self.tmp, f"{name}.expanded.json")
+                self.check(report("expand", self.files[name, 2], "-o", out))
+                expanded = self.load(out)
+                v1 = self.load(self.files[name, 1])
+                self.assertEqual(expanded["memgrow"], 1)
+                self.assertEqual(list(expanded), list(v1))  # the same fields, in order
+                self.assertEqual(without_process(expanded), without_process(v1))
+                # The tests' own reading of the documented layout agrees.
+                self.assertEqual(mgtest.expand(self.load(self.files[name, 2])), expanded)
+                # Standard output, and a format-1 report comes out as it is.
+                p = report("expand", self.files[name, 1])
+                self.check(p)
+                self.assertEqual(json.loads(p.stdout), v1)
+
+    def test_every_command_reads_format_2(self):
+        for name in PROGRAMS:
+            v2, v1 = self.files[name, 2], self.files[name, 1]
+            with self.subTest(name=name):
+                show2, show1 = report("show", v2), report("show", v1)
+                self.check(show2)
+                self.check(show1)
+                self.assertEqual(re.sub(r"pid \d+", "pid", show2.stdout.replace(v2, "F")),
+                                 re.sub(r"pid \d+", "pid", show1.stdout.replace(v1, "F")))
+                d = report("diff", v1, v2)
+                self.check(d)
+                self.assertIn("new sites: 0", d.stdout)
+                for command, ext in (("html", "html"), ("sarif", "sarif"), ("junit", "xml")):
+                    out = os.path.join(self.tmp, f"{name}.{ext}")
+                    self.check(report(command, v2, "-o", out))
+                    self.assertGreater(os.path.getsize(out), 0)
+                merged = os.path.join(self.tmp, f"{name}.merged.json")
+                self.check(report("merge", v2, "-o", merged))
+                m = self.load(merged)
+                self.assertEqual(m["memgrow"], 1)
+                self.assertEqual(len(m["sites"]), len(self.load(v1)["sites"]))
+
+    def test_a_format_1_baseline_gates_a_new_leak_in_format_2(self):
+        base = os.path.join(self.tmp, "base.v1.json")
+        p = subprocess.run([VALGRIND, "--tool=memgrow", "-q", f"--json-file={base}",
+                            "--json-format=1", program("gains_leak_base")],
+                           cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=300)
+        self.assertEqual(self.load(base)["memgrow"], 1, p.stdout)
+        d = report("diff", base, self.files["c", 2])
+        self.check(d, 1)
+        self.assertIn("result: FAIL", d.stdout)
+        self.assertIn("gains_leak.c", d.stdout)
+        # And the run against itself passes.
+        self.check(report("diff", self.files["c", 1], self.files["c", 2]), 0)
+
+    def test_broken_format_2_exits_2_naming_the_file(self):
+        doc = self.load(self.files["c", 2])
+        cases = {
+            "cycle": lambda d: d["stacks"].__setitem__(1, len(d["stacks"]) // 2),
+            "node": lambda d: d["sites"][0].__setitem__(1, 10**6),
+            "row": lambda d: d["sites"][0].pop(),
+            "series": lambda d: d["sites"][0].__setitem__(10, [999, 1]),
+            "frame": lambda d: d["frames"].__setitem__(0, "main"),
+            "truncated": None,
+        }
+        for name, change in cases.items():
+            path = os.path.join(self.tmp, f"bad-{name}.json")
+            with open(path, "w") as f:
+                if change is None:
+                    f.write(json.dumps(doc)[:-100])
+                else:
+                    bad = json.loads(json.dumps(doc))
+                    change(bad)
+                    json.dump(bad, f)
+            for command in ("show", "expand"):
+                with self.subTest(name=name, command=command):
+                    p = report(command, path)
+                    self.check(p, 2)
+                    self.assertIn(path, p.stderr)
+                    self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
