@@ -190,6 +190,10 @@ J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J 
         const J* omitted = get("omitted_sites");
         s["omitted_sites"] = omitted ? *omitted : J(0);
     }
+    // Fields format 2 does not reshape (lost_by_teardown, and what later
+    // versions add) are format 1's as they are: extend, never rename.
+    for (auto it = extra.begin(); it != extra.end(); ++it)
+        if (s.find(it.key()) == s.end()) s[it.key()] = *it;
     return s;
 }
 

@@ -150,8 +150,12 @@ void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
     }
     w.member_u("reachable_bytes", l.bytes[kReachable]);
     w.member_u("indirect_through", l.indirect_through);
-    // The part of "lost" that was reachable when teardown began.
-    if (a.leaks->teardown_scanned) {
+    // The part of "lost" that was reachable when teardown began (absent
+    // when none was).
+    ULong by_teardown = 0;
+    for (UInt k = 0; k < kReachable; ++k)
+        by_teardown += l.teardown_bytes[k];
+    if (a.leaks->teardown_scanned && by_teardown) {
         w.key("lost_by_teardown");
         w.begin_object();
         for (UInt k = 0; k < kReachable; ++k)

@@ -190,7 +190,13 @@ struct CudaObjects {
     }
 };
 
-void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda) {
+// with_registers: the registers' values are roots too (memcheck's scan).
+// The scan when teardown begins leaves them out: at exit()'s or
+// Py_FinalizeEx's entry they hold the caller's scratch values (a pointer a
+// memset just returned), which the scan at exit no longer sees, and a block
+// only they reach was already lost by the program.
+void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda,
+                bool with_registers) {
     Int n_starts = 0;
     Addr* starts = VG_(get_segment_starts)(SkFileC | SkAnonC | SkShmC, &n_starts);
     for (Int i = 0; i < n_starts; ++i) {
@@ -202,7 +208,7 @@ void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda
         scanner.scan_root_range(floor, seg->end + 1, cuda.owns_segment(seg));
     }
     VG_(free)(starts);
-    for (UInt i = 0; i < regs.n; ++i)
+    for (UInt i = 0; with_registers && i < regs.n; ++i)
         scanner.root_word(regs.values[i]);
 }
 
@@ -292,7 +298,7 @@ struct Walk {
     ULong scanned; // root and block memory read
 };
 
-Walk walk() {
+Walk walk(bool with_registers) {
     Walk w;
     w.blocks = scan_blocks(&w.n);
     UInt n = w.n;
@@ -321,7 +327,7 @@ Walk walk() {
 
     ClientMemory mem;
     Scanner scanner(view, n, w.marks, stack, clo.heuristics, mem);
-    scan_roots(scanner, regs, cuda);
+    scan_roots(scanner, regs, cuda, with_registers);
     // CPython 3.12 leaves its immortal objects (interned strings above all)
     // allocated at exit by design: they are roots, not leaks.
     if (clo.heuristics & reach::heuristic_bit(reach::kCPython))
@@ -347,7 +353,7 @@ void release(Walk& w) {
 } // namespace
 
 const LeakScan* leak_scan() {
-    Walk w = walk();
+    Walk w = walk(true);
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
     out->number = ++n_scans;
     out->n_sites = site_count();
@@ -366,7 +372,7 @@ const LeakScan* leak_scan() {
 void leak_scan_teardown() {
     if (teardown_scan_done) return;
     teardown_scan_done = true;
-    Walk w = walk();
+    Walk w = walk(false);
     for (UInt i = 0; i < w.n; ++i)
         if (w.marks[i].state == reach::State::reachable) w.blocks[i]->by_teardown = 1;
     release(w);

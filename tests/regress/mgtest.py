@@ -133,6 +133,9 @@ def expand(doc):
         if python:
             s["sites"] = extra.get("sites", [])
             s["omitted_sites"] = extra.get("omitted_sites", 0)
+        # What format 2 does not reshape (lost_by_teardown, ...) is as it is.
+        for key, value in extra.items():
+            s.setdefault(key, value)
         return s
 
     out = {}

@@ -352,7 +352,7 @@ class Leaks(TestCase):
         for marker, want in CASES["teardown_list"]["teardown"].items():
             line = source_line(f"{SRC}/{src}", f"/* {marker}")
             sites = sites_at(rep, file=src, line=line)
-            got = tuple(sum(s["lost_by_teardown"][k] for s in sites) for k in LOST)
+            got = tuple(sum(s.get("lost_by_teardown", {}).get(k, 0) for s in sites) for k in LOST)
             self.assertEqual(got, want, f"{marker}: {describe_lost(rep)}")
         node = sites_at(rep, file=src, line=source_line(f"{SRC}/{src}", "/* NODE_HERE"))
         self.assertNotIn("leaked", {s["class"] for s in node}, describe_lost(rep))
