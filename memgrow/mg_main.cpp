@@ -81,8 +81,9 @@ void fini(Int /*exitcode*/) {
     if (VG_(clo_verbosity) > 1) {
         StackCacheStats st = stack_cache_stats();
         VG_(umsg)
-        ("memgrow: stack cache: %'llu hits, %'llu misses; %'u sites\n", st.hits, st.misses,
-         site_count());
+        ("memgrow: stack cache: %'llu hits, %'llu misses; %'llu hybrid stacks merged before; "
+         "%'u sites\n",
+         st.hits, st.misses, hybrid_memo_hits(), site_count());
         python_print_stats();
         if (abits_on) VG_(umsg)
         ("memgrow: A-bits: %'llu secondaries (%'llu KiB)\n", abits_secondaries(),

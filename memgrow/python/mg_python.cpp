@@ -440,7 +440,16 @@ Code* decode_code(Addr addr, const CodeFields& c) {
     return code;
 }
 
+// The code objects seen last, direct-mapped in front of the table: a walk
+// meets the same few again and again.
+Code* recent_codes[256];
+
+Code*& recent_code(Addr addr) {
+    return recent_codes[(addr >> 4 ^ addr >> 12) & 255];
+}
+
 void free_code(Code* code) {
+    if (recent_code(code->addr) == code) recent_code(code->addr) = nullptr;
     if (code->runs) VG_(free)(code->runs);
     VG_(free)(code);
 }
@@ -452,17 +461,19 @@ Code* code_at(Addr addr) {
         if (!layout_verified) turn_off("a frame's code object is unreadable");
         return nullptr;
     }
-    auto* code = static_cast<Code*>(VG_(HT_lookup)(codes, addr));
+    Code*& recent = recent_code(addr);
+    auto* code = recent && recent->addr == addr ? recent
+                                                 : static_cast<Code*>(VG_(HT_lookup)(codes, addr));
     if (code && code->filename == c.filename && code->qualname == c.qualname &&
         code->linetable == c.linetable && code->first_line == c.first_line)
-        return code;
+        return recent = code;
     if (code) {
         VG_(HT_remove)(codes, addr);
         free_code(code);
     }
     code = decode_code(addr, c);
     if (code) VG_(HT_add_node)(codes, code);
-    return code;
+    return recent = code;
 }
 
 // ---- Threads and frames -----------------------------------------------------

@@ -146,20 +146,34 @@ void recharge(ThreadId tid, Block* b) {
     b->birth = clock_end();
 }
 
-// Called after each store of the constant 1 (8 bytes) in the interpreter.
+// Which of the two places a store's object may start is looked up first, by
+// the store's instruction (hashed): each store initialises objects of one
+// layout, so one block-table lookup mostly does. (At most one of the two is
+// a block that holds the store: blocks do not overlap.)
+UChar start_first[4096];
+
 // Called after a store of the constant 1 in the interpreter that is not to
 // the block allocated last.
-VG_REGPARM(1) void on_store_one(Addr a) {
+VG_REGPARM(2) void on_store_one(Addr a, Addr store_ip) {
     ++stats.checks;
     ThreadId tid = VG_(get_running_tid)();
     settle_watch(tid);
-    // Past a GC header first: most revivals are lists, tuples and dicts.
-    Block* b = a >= kGcHeader ? block_find(Table::host, a - kGcHeader) : nullptr;
-    if (!b || b->size < kGcHeader + 16) b = block_find(Table::host, a);
-    // A reference count and a type at least: a header-sized object. (A
-    // thread switch between a malloc and its object's initialisation makes
-    // the object look revived: it is charged to the same thread's stack.)
-    if (!b || b->size < a - b->addr + 16) return;
+    // A reference count and a type at least: a header-sized object, at the
+    // block's start or past a GC header (lists, tuples, dicts).
+    auto at = [a](Addr start, Addr min_size) -> Block* {
+        Block* b = a >= start ? block_find(Table::host, a - start) : nullptr;
+        return b && b->size >= min_size ? b : nullptr;
+    };
+    UChar& hint = start_first[(store_ip ^ store_ip >> 12) & 4095];
+    Block* b = hint ? at(0, 16) : at(kGcHeader, kGcHeader + 16);
+    if (!b) {
+        b = hint ? at(kGcHeader, kGcHeader + 16) : at(0, 16);
+        if (!b) return;
+        hint = !hint;
+    }
+    // (A thread switch between a malloc and its object's initialisation
+    // makes the object look revived: it is charged to the same thread's
+    // stack.)
     recharge(tid, b);
 }
 
@@ -207,16 +221,18 @@ IRSB* revival_instrument(IRSB* bb, const VexGuestLayout* layout, const VexGuestE
     }
     if (n == 0) return bb;
     IRSB* out = deepCopyIRSBExceptStmts(bb);
+    Addr ip = 0;
     for (Int i = 0; i < bb->stmts_used; ++i) {
         IRStmt* st = bb->stmts[i];
         addStmtToIRSB(out, st);
+        if (st->tag == Ist_IMark) ip = st->Ist.IMark.addr;
         if (st->tag != Ist_Store || !is_const_one(st->Ist.Store.data)) continue;
         // After the store. The helper captures the stack, so the registers
         // the unwinder starts from must be up to date in the guest state (as
         // for memcheck's error helpers).
         IRDirty* d = unsafeIRDirty_0_N(
-            1, "mg_revival_store", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&on_store_one)),
-            mkIRExprVec_1(st->Ist.Store.addr));
+            2, "mg_revival_store", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&on_store_one)),
+            mkIRExprVec_2(st->Ist.Store.addr, IRExpr_Const(IRConst_U64(ip))));
         d->guard = not_fresh(out, st->Ist.Store.addr);
         d->nFxState = 3;
         const Int offsets[3] = {layout->offset_SP, layout->offset_FP, layout->offset_IP};

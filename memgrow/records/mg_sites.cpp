@@ -177,6 +177,72 @@ Site* intern(Space space, UInt device, const StackWord* w, UInt n) {
     return new_site(h, space, device, w, n);
 }
 
+// The hybrid stacks merged last, by what the merge reads: a cached native
+// stack (its serial), the evaluation-loop and entry-frame mask, and the
+// Python frames with their segments. A loop that allocates from one line
+// again and again reads its Python frames (they may have changed) but merges
+// and interns nothing. Direct-mapped; stacks too big for an entry are not
+// kept.
+class HybridMemo {
+  public:
+    // The site merged before from these inputs, else null (then `store`
+    // keeps the one merged now).
+    Site* find(const CapturedStack& stack, UWord mask, const PythonStack& py, Space space,
+               UInt device) {
+        slot_ = nullptr;
+        if (!stack.serial || py.n_tokens > kTokens || py.n_segments > kSegments) return nullptr;
+        UWord h = hash_words(py.tokens, py.n_tokens, stack.serial ^ mask << 1);
+        for (UInt k = 0; k < py.n_segments; ++k)
+            h = h * 31 + py.segment_end[k];
+        h ^= static_cast<UWord>(space) << 8 | device;
+        Entry& e = entries_[h & (kEntries - 1)];
+        slot_ = &e;
+        hash_ = h;
+        if (!e.site || e.hash != h || e.serial != stack.serial || e.mask != mask ||
+            e.n_tokens != py.n_tokens || e.n_segments != py.n_segments ||
+            e.site->space != space || e.site->device != device)
+            return nullptr;
+        for (UInt i = 0; i < py.n_tokens; ++i)
+            if (e.tokens[i] != py.tokens[i]) return nullptr;
+        for (UInt k = 0; k < py.n_segments; ++k)
+            if (e.segment_end[k] != py.segment_end[k]) return nullptr;
+        ++hits_;
+        return e.site;
+    }
+
+    void store(const CapturedStack& stack, UWord mask, const PythonStack& py, Site* site) {
+        if (!slot_) return;
+        Entry& e = *slot_;
+        e = {hash_, stack.serial, mask, site, py.n_tokens, py.n_segments, {}, {}};
+        for (UInt i = 0; i < py.n_tokens; ++i)
+            e.tokens[i] = py.tokens[i];
+        for (UInt k = 0; k < py.n_segments; ++k)
+            e.segment_end[k] = py.segment_end[k];
+    }
+
+    // What the merge leaves out changed (memgrow's preload was found).
+    void clear() { VG_(memset)(entries_, 0, sizeof entries_); }
+
+    ULong hits() const { return hits_; }
+
+  private:
+    static constexpr UInt kEntries = 2048, kTokens = 24, kSegments = 8;
+    struct Entry {
+        UWord hash;
+        ULong serial;
+        UWord mask;
+        Site* site;
+        UInt n_tokens, n_segments;
+        StackWord tokens[kTokens];
+        UInt segment_end[kSegments];
+    };
+    Entry entries_[kEntries] = {};
+    Entry* slot_ = nullptr;
+    UWord hash_ = 0;
+    ULong hits_ = 0;
+};
+HybridMemo memo;
+
 } // namespace
 
 void sites_init() {
@@ -186,7 +252,10 @@ void sites_init() {
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device, StackPurpose purpose) {
     UInt depth = static_cast<UInt>(clo.depth);
     StackWord w[kMaxFrames];
-    if (preload_hi == 0 && preload_searches++ < 16) find_preload();
+    if (preload_hi == 0 && preload_searches++ < 16) {
+        find_preload();
+        if (preload_hi) memo.clear();
+    }
     if (python_poll()) {
         // The native part is cached with its evaluation-loop frames; the
         // Python frames change from line to line and are read every time.
@@ -195,7 +264,10 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device, StackPurpose
         static PythonStack py;
         python_stack(tid, depth, &py);
         UWord mask = reinterpret_cast<UWord>(*stack.payload) | entry_frames(stack, py);
-        return intern(space, device, w, merge_python(stack, mask, py, w, depth));
+        if (Site* s = memo.find(stack, mask, py, space, device)) return s;
+        Site* s = intern(space, device, w, merge_python(stack, mask, py, w, depth));
+        memo.store(stack, mask, py, s);
+        return s;
     }
     CapturedStack stack = capture_stack(tid, purpose, depth + 4);
     Site* cached = static_cast<Site*>(*stack.payload);
@@ -217,11 +289,15 @@ UInt current_hybrid_stack(ThreadId tid, StackWord* w, UInt max) {
     // An error is rare: no cache, so as not to disturb the allocations'.
     Addr ips[kPythonNativeFrames], sps[kPythonNativeFrames];
     UInt n = VG_(get_StackTrace)(tid, ips, kPythonNativeFrames, sps, nullptr, 0);
-    CapturedStack stack{ips, sps, n, nullptr};
+    CapturedStack stack{ips, sps, n, nullptr, 0};
     static PythonStack py;
     python_stack(tid, depth, &py);
     UWord mask = eval_frames(stack) | entry_frames(stack, py);
     return merge_python(stack, mask, py, w, depth, true);
+}
+
+ULong hybrid_memo_hits() {
+    return memo.hits();
 }
 
 UInt site_count() {

@@ -47,6 +47,8 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device,
 // w; 0 when no interpreter runs (the native stack is the whole story).
 UInt current_hybrid_stack(ThreadId tid, StackWord* w, UInt max);
 UInt site_count();
+// Hybrid stacks found merged already (the memo in mg_sites.cpp).
+ULong hybrid_memo_hits();
 Site* site_at(UInt id);
 
 void sites_init();

@@ -17,6 +17,7 @@ constexpr UInt kPurposes = 3;
 struct Entry {
     Addr ip0, sp0, fp0; // the unwinder's start registers: the key
     UInt n;             // 0: empty
+    ULong serial;       // unique to this fill of the entry
     void* payload;
     Addr ips[kCachedFrames];
     Addr sps[kCachedFrames]; // for i >= 1, sps[i] - 8 holds the return address ips[i] + 1
@@ -34,6 +35,7 @@ struct ThreadCache {
 ThreadCache** caches; // by ThreadId, created on first use
 Addr scratch_ips[kMaxFrames], scratch_sps[kMaxFrames];
 ULong hits, misses;
+ULong last_serial;
 
 Addr frame_pointer(ThreadId tid) {
     Addr fp;
@@ -86,14 +88,14 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
     if (sp > stack_max || stack_max - sp >= stack_size) {
         ++misses;
         UInt n = VG_(get_StackTrace)(tid, scratch_ips, max_frames, scratch_sps, nullptr, 0);
-        return CapturedStack{scratch_ips, scratch_sps, n, &no_payload};
+        return CapturedStack{scratch_ips, scratch_sps, n, &no_payload, 0};
     }
     Set& set = caches[tid]->sets[static_cast<UInt>(purpose)][set_of(ip, sp)];
     for (Entry& e : set.ways) {
         if (e.n && e.ip0 == ip && e.sp0 == sp && e.fp0 == fp && e.n <= max_frames &&
             still_valid(e, sp, stack_max)) {
             ++hits;
-            return CapturedStack{e.ips, e.sps, e.n, &e.payload};
+            return CapturedStack{e.ips, e.sps, e.n, &e.payload, e.serial};
         }
     }
     ++misses;
@@ -110,14 +112,15 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
         ++good;
     }
     n = good;
-    if (n > kCachedFrames) return CapturedStack{scratch_ips, scratch_sps, n, &no_payload};
+    if (n > kCachedFrames) return CapturedStack{scratch_ips, scratch_sps, n, &no_payload, 0};
     Entry& e = set.ways[set.next];
     set.next = (set.next + 1) % kWays;
     e.payload = nullptr;
     e.ip0 = ip, e.sp0 = sp, e.fp0 = fp, e.n = n;
+    e.serial = ++last_serial;
     for (UInt i = 0; i < n; ++i)
         e.ips[i] = scratch_ips[i], e.sps[i] = scratch_sps[i];
-    return CapturedStack{e.ips, e.sps, e.n, &e.payload};
+    return CapturedStack{e.ips, e.sps, e.n, &e.payload, e.serial};
 }
 
 void stack_cache_clear(StackPurpose purpose) {

@@ -23,6 +23,8 @@ struct CapturedStack {
     UInt n;
     void** payload; // the caller's value for this stack (a Site*, an
                     // ExeContext*): non-null on a hit, to be filled on a miss
+    ULong serial;   // names this cached stack until its entry is refilled or
+                    // cleared (never reused); 0 for a stack that is not cached
 };
 
 // Captures up to max_frames frames of tid's stack. The result stays valid
