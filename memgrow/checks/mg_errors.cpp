@@ -31,7 +31,8 @@ const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
                                               "Addr32",
                                               "Addr",
                                               "Param",
-                                              "User"};
+                                              "User",
+                                              "InvalidMemPool"};
 
 bool is_class_kind(UInt k) {
     return k >= kLeaked && k <= kPlateau;
@@ -67,6 +68,8 @@ const HChar* call_name(FreeCall c) {
         return "delete";
     case FreeCall::delete_array:
         return "delete[]";
+    case FreeCall::custom:
+        return "VALGRIND_FREELIKE_BLOCK";
     default:
         return "free()";
     }
@@ -158,6 +161,12 @@ void pp_error(const Error* err) {
     if (e->record < n_records) records[e->record].shown = true;
     switch (VG_(get_error_kind)(err)) {
     case kInvalidFree:
+        if (e->call == FreeCall::custom) {
+            VG_(umsg)("Invalid free() / delete / delete[] / realloc()\n");
+            pp_hybrid(VG_(get_error_where)(err), e);
+            pp_address(a, e);
+            break;
+        }
         VG_(umsg)("Invalid %s\n", call_name(e->call));
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)(" Address %#lx is not the start of a block memgrow knows\n", a);
@@ -256,6 +265,11 @@ void pp_error(const Error* err) {
         break;
     case kParam:
         VG_(umsg)("Syscall param %s points to unaddressable byte(s)\n", e->what);
+        pp_hybrid(VG_(get_error_where)(err), e);
+        pp_address(a, e);
+        break;
+    case kInvalidMemPool:
+        VG_(umsg)("Illegal memory pool address\n");
         pp_hybrid(VG_(get_error_where)(err), e);
         pp_address(a, e);
         break;
@@ -371,10 +385,6 @@ void report_class_errors(const Analysis& a) {
         (VG_(get_running_tid)(), kind, 0, nullptr, &extra, where ? where : VG_(null_ExeContext)(),
          False /*print*/, False /*allow_db_attach*/, True /*count*/);
     }
-}
-
-void report_invalid_free(ThreadId tid, Addr addr, FreeCall call) {
-    record(tid, kInvalidFree, addr, ErrorExtra{call, AllocKind::malloc, 0, nullptr, nullptr});
 }
 
 void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f) {
@@ -574,15 +584,22 @@ void record_address(ThreadId tid, UInt kind, Addr addr, ErrorExtra& extra) {
 
 } // namespace
 
-// Memcheck's order: a live block (with its redzones), a block in the
-// quarantine, else what the core knows (stacks, globals, mappings).
+// Memcheck's order: a mempool chunk, a live block (with its redzones; a
+// "recently re-allocated" one when a freed block holds a too), a block in
+// the quarantine, else what the core knows (stacks, globals, mappings).
 void describe_address(Addr a, AddrInfo* ai) {
     SizeT rz = describe_redzone();
-    if (const Block* b = block_bracketing(Table::host, a, rz)) {
-        block_info(ai, Block_Mallocd, a, b->addr, b->size, b->site, nullptr);
+    if (const Block* b = block_bracketing(Table::pool, a, rz)) {
+        block_info(ai, Block_MempoolChunk, a, b->addr, b->size, b->site, nullptr);
         return;
     }
-    if (const FreedBlock* f = quarantine_find_bracketing(a, rz)) {
+    const FreedBlock* f = quarantine_find_bracketing(a, rz);
+    if (const Block* b = block_bracketing(Table::host, a, rz)) {
+        block_info(ai, Block_Mallocd, a, b->addr, b->size, b->site, nullptr);
+        if (f) ai->Addr.Block.block_desc = "recently re-allocated block";
+        return;
+    }
+    if (f) {
         block_info(ai, Block_Freed, a, f->addr, f->size, f->site, f->freed_at);
         return;
     }
@@ -601,6 +618,21 @@ void report_param_error(ThreadId tid, CorePart, const HChar* what, Addr bad, boo
     e.write = write;
     e.what = what;
     record_address(tid, kParam, bad, e);
+}
+
+void report_invalid_free(ThreadId tid, Addr addr, FreeCall call) {
+    ErrorExtra e{call, AllocKind::malloc, 0, nullptr, nullptr};
+    // A custom allocator's request gets memcheck's description of the
+    // address (a block it freed, a pool's memory).
+    if (call == FreeCall::custom)
+        record_address(tid, kInvalidFree, addr, e);
+    else
+        record(tid, kInvalidFree, addr, e);
+}
+
+void report_illegal_mempool(ThreadId tid, Addr pool) {
+    ErrorExtra e{FreeCall::custom, AllocKind::pool, 0, nullptr, nullptr};
+    record_address(tid, kInvalidMemPool, pool, e);
 }
 
 void report_user_check_error(ThreadId tid, Addr bad) {
@@ -636,9 +668,13 @@ void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n) {
             delta = off;
             rel = "inside";
         }
+        BlockKind k = ai.Addr.Block.block_kind;
         VG_(snprintf)
-        (buf, n, "Address %#lx is %'ld bytes %s a block of size %'lu %s", a, delta, rel, size,
-         ai.Addr.Block.block_kind == Block_Freed ? "free'd" : "alloc'd");
+        (buf, n, "Address %#lx is %'ld bytes %s a %s of size %'lu %s", a, delta, rel,
+         ai.Addr.Block.block_desc, size,
+         k == Block_Freed     ? "free'd"
+         : k == Block_Mallocd ? "alloc'd"
+                              : "client-defined");
         break;
     }
     case Addr_Stack:

@@ -1,5 +1,6 @@
 #include "intercept/mg_requests.hpp"
 #include "checks/mg_mc_requests.hpp"
+#include "intercept/mg_custom.hpp"
 #include "python/mg_python.hpp"
 #include "intercept/mg_device.hpp"
 #include "checks/mg_errors.hpp"
@@ -184,6 +185,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         *ret = 0;
         return True;
     }
+    if (custom_client_request(tid, args, ret)) return True;
     if (VG_IS_TOOL_USERREQ('M', 'C', args[0])) return mc_client_request(tid, args, ret);
     if (!VG_IS_TOOL_USERREQ('M', 'G', args[0])) return False;
     HChar text[512];

@@ -212,10 +212,14 @@ void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda
         scanner.root_word(regs.values[i]);
 }
 
+// By address; at one address the larger block first, then a malloc()ed one
+// before a custom allocator's, so that a block holding others precedes them.
 Int by_address(const void* x, const void* y) {
-    Addr a = (*static_cast<Block* const*>(x))->addr;
-    Addr b = (*static_cast<Block* const*>(y))->addr;
-    return a < b ? -1 : a > b ? 1 : 0;
+    const Block* a = *static_cast<Block* const*>(x);
+    const Block* b = *static_cast<Block* const*>(y);
+    if (a->addr != b->addr) return a->addr < b->addr ? -1 : 1;
+    if (a->size != b->size) return a->size > b->size ? -1 : 1;
+    return Int(custom_kind(a->kind)) - Int(custom_kind(b->kind));
 }
 
 LeakScan* scans[2]; // the last scan, the one before
@@ -263,25 +267,40 @@ void leak_init() {
 
 namespace {
 
-// Host and device-side blocks, by address: device pointers kept in host
-// memory keep device blocks alive (virtual-memory handles are no addresses
-// and stay out of the scan).
+void append(Block** all, UInt* n, Table t) {
+    UInt k = 0;
+    Block** some = blocks_snapshot(t, &k);
+    for (UInt i = 0; i < k; ++i)
+        all[(*n)++] = some[i];
+    if (some) VG_(free)(some);
+}
+
+// Host, mempool and device-side blocks, by address: device pointers kept in
+// host memory keep device blocks alive (virtual-memory handles are no
+// addresses and stay out of the scan). As memcheck, a block that holds a
+// custom allocator's block (the malloc()ed arena of a MALLOCLIKE block or a
+// mempool chunk) is left out: its parts are what the program uses.
 Block** scan_blocks(UInt* n) {
-    UInt n_host = 0, n_device = 0;
-    Block** host = blocks_snapshot(Table::host, &n_host);
-    Block** device = blocks_snapshot(Table::device, &n_device);
-    *n = n_host + n_device;
-    Block** all = host;
-    if (n_device) {
-        all = static_cast<Block**>(VG_(malloc)("mg.leak.blocks", *n * sizeof(Block*)));
-        for (UInt i = 0; i < n_host; ++i)
-            all[i] = host[i];
-        for (UInt i = 0; i < n_device; ++i)
-            all[n_host + i] = device[i];
-        if (host) VG_(free)(host);
-        VG_(free)(device);
+    const Table tables[] = {Table::host, Table::pool, Table::device};
+    UInt cap = 0;
+    for (Table t : tables)
+        cap += blocks_count(t);
+    *n = 0;
+    if (!cap) return nullptr;
+    auto** all = static_cast<Block**>(VG_(malloc)("mg.leak.blocks", cap * sizeof(Block*)));
+    for (Table t : tables)
+        append(all, n, t);
+    VG_(ssort)(all, *n, sizeof(Block*), by_address);
+    UInt kept = 0;
+    for (UInt i = 0; i < *n; ++i) {
+        const Block* b = all[i];
+        const Block* next = i + 1 < *n ? all[i + 1] : nullptr;
+        Addr end = b->addr + b->size;
+        if (next && custom_kind(next->kind) && next->addr < end && next->addr + next->size <= end)
+            continue;
+        all[kept++] = all[i];
     }
-    if (*n) VG_(ssort)(all, *n, sizeof(Block*), by_address);
+    *n = kept;
     return all;
 }
 
