@@ -81,6 +81,10 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     return ok;
 }
 
+namespace {
+LeakCounts leak_counts;
+} // namespace
+
 ULong leak_check_now(LeakDelta which, bool full) {
     leak_scan();
     Analysis a;
@@ -89,12 +93,18 @@ ULong leak_check_now(LeakDelta which, bool full) {
     clo.leak_check = full ? LeakCheck::full : LeakCheck::summary;
     print_leaks(a, which);
     clo.leak_check = saved;
-    ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1];
-    suppressed_totals(a.leaks, a, sup, sup_blocks);
-    ULong lost =
-        a.leaks->bytes[kDefinite] - sup[kDefinite] + a.leaks->bytes[kIndirect] - sup[kIndirect];
+    LeakCounts& c = leak_counts;
+    suppressed_totals(a.leaks, a, c.bytes, c.blocks);
+    for (UInt k = 0; k < kLeakKinds; ++k) {
+        c.bytes[k] = a.leaks->bytes[k] - c.bytes[k];
+        c.blocks[k] = a.leaks->blocks[k] - c.blocks[k];
+    }
     analysis_release(&a);
-    return lost;
+    return c.bytes[kDefinite] + c.bytes[kIndirect];
+}
+
+const LeakCounts& last_leak_counts() {
+    return leak_counts;
 }
 
 namespace {

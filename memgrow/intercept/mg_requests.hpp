@@ -20,5 +20,12 @@ bool report_now(const HChar* path_pattern, const ReportHow& how, HChar** written
 // records `which` selects and the summary. Returns the definitely and
 // indirectly lost bytes not suppressed.
 ULong leak_check_now(LeakDelta which, bool full);
+// The LEAK SUMMARY of the last of those scans (memcheck's COUNT_LEAKS and
+// COUNT_LEAK_BLOCKS): by leak kind less what suppressions silence, the
+// suppressed at [kLeakKinds]; zeros before the first scan.
+struct LeakCounts {
+    ULong bytes[kLeakKinds + 1], blocks[kLeakKinds + 1];
+};
+const LeakCounts& last_leak_counts();
 extern bool forked_child;
 } // namespace mg

@@ -373,6 +373,85 @@ class LeakCheckModes(TestCase):
         self.assertIn("--show-leak-kinds", bad.log)
 
 
+class MemcheckLeakRequests(TestCase):
+    """memcheck.h's DO_LEAK_CHECK, DO_ADDED/CHANGED/QUICK_LEAK_CHECK,
+    COUNT_LEAKS and COUNT_LEAK_BLOCKS from leak_requests.c: memgrow prints
+    and counts what memcheck prints and counts for the same program."""
+
+    LOST = ("definitely lost", "indirectly lost", "possibly lost", "suppressed")
+    COUNTS = re.compile(r"^counts (\w+): ((?:\d+ ){4})blocks ((?:\d+ ?){4})$", re.M)
+
+    @classmethod
+    def setUpClass(cls):
+        from test_leaks import memcheck
+        argv = [program("leak_requests")]
+        cls.mc_rc, cls.mc_log = memcheck(argv)
+        cls.r = run(argv)
+
+    def counts(self, log):
+        return {m.group(1): ([int(x) for x in m.group(2).split()],
+                             [int(x) for x in m.group(3).split()])
+                for m in self.COUNTS.finditer(log)}
+
+    def mid_run(self, log):
+        """The log up to the program's last line: the four requested checks."""
+        return log[:log.index("counts last:")]
+
+    def test_summaries_are_memchecks(self):
+        self.assertEqual((self.mc_rc, self.r.rc), (0, 0), self.r.log)
+        mine, theirs = summaries(self.r.log), summaries(self.mc_log)
+        self.assertEqual(len(theirs), 5, self.mc_log)  # four requests, and the exit's
+        self.assertEqual(len(mine), 5, self.r.log)
+        for i, (m, t) in enumerate(zip(mine, theirs)):
+            with self.subTest(check=i):
+                for label in self.LOST:
+                    self.assertEqual(m[label], t[label], f"{label}:\n{self.r.log}")
+                # Reachable: the same changes; memgrow's one more block
+                # (libc's environment copy) until exit.
+                mb, md, mn, mdn = m["still reachable"]
+                tb, td, tn, tdn = t["still reachable"]
+                self.assertEqual((md, mdn), (td, tdn), self.r.log)
+                self.assertIn(mn - tn, (0, 1), self.r.log)
+                self.assertGreaterEqual(mb, tb)
+        # What the program was written to produce (memcheck's numbers).
+        self.assertEqual(theirs[0]["definitely lost"], (0, None, 0, None))
+        self.assertEqual(theirs[0]["still reachable"], (220, None, 3, None))
+        self.assertEqual(theirs[1]["definitely lost"], (300, 300, 2, 2))
+        self.assertEqual(theirs[2]["possibly lost"], (64, 64, 1, 1))
+        self.assertEqual(theirs[2]["still reachable"][1::2], (-70, -1))
+        self.assertEqual(theirs[3]["definitely lost"], (300, None, 2, None))
+
+    def test_records_are_memchecks(self):
+        key = lambda r: (r["bytes"], r["delta_bytes"], r["blocks"], r["delta_blocks"], r["kind"],
+                         r["stack"])
+        mine = [key(r) for r in records(self.mid_run(self.r.log))]
+        theirs = [key(r) for r in records(self.mid_run(self.mc_log))]
+        self.assertEqual(mine, theirs, f"--- memgrow:\n{self.r.log}\n--- memcheck:\n{self.mc_log}")
+        src = f"{SRC}/leak_requests.c"
+        # ADDED lists the two new definite records, CHANGED the possible one;
+        # QUICK none.
+        self.assertEqual([(r[0], r[4], r[5][0][1]) for r in mine],
+                         [(100, "definitely", source_line(src, "/* FIRST_LOST_HERE")),
+                          (200, "definitely", source_line(src, "/* SECOND_LOST_HERE")),
+                          (64, "possibly", source_line(src, "/* INTERIOR_HERE"))])
+
+    def test_counts_are_memchecks(self):
+        mine, theirs = self.counts(self.r.log), self.counts(self.mc_log)
+        self.assertEqual(set(theirs), {"before", "first", "last"}, self.mc_log)
+        self.assertEqual(theirs["first"], ([0, 0, 220, 0], [0, 0, 3, 0]))
+        self.assertEqual(theirs["last"], ([300, 64, 250, 0], [2, 1, 2, 0]))
+        # The reachable environment copy apart, the same values.
+        offset = mine["first"][0][2] - theirs["first"][0][2]
+        for when in theirs:
+            with self.subTest(when=when):
+                m, t = mine[when], theirs[when]
+                self.assertEqual((m[0][:2], m[0][3], m[1][:2], m[1][3]),
+                                 (t[0][:2], t[0][3], t[1][:2], t[1][3]), self.r.log)
+                if when != "before":
+                    self.assertEqual(m[0][2] - t[0][2], offset, self.r.log)
+                    self.assertIn(m[1][2] - t[1][2], (0, 1), self.r.log)
+
+
 class Parsers(unittest.TestCase):
     def test_record_and_summary_with_deltas(self):
         log = ("==9== 40 (+40) bytes in 2 (+2) blocks are definitely lost in loss record 1 of 1\n"
