@@ -137,9 +137,10 @@ void report_param_error(ThreadId tid, CorePart part, const HChar* what, Addr bad
 void report_illegal_mempool(ThreadId tid, Addr pool);
 // A CHECK_MEM_IS_ADDRESSABLE request found bad, not addressable (kind User).
 void report_user_check_error(ThreadId tid, Addr bad);
-// The address error's first line ("Invalid read of size 8") and its
-// description ("Address 0x… is 0 bytes after a block of size 80 alloc'd").
-void access_headline(const ErrorRecord& r, HChar* buf, SizeT n);
+// An error's first line, memcheck's words ("Invalid read of size 8"), and
+// an address error's description ("Address 0x… is 0 bytes after a block of
+// size 80 alloc'd").
+void error_headline(UInt kind, Addr a, const ErrorExtra& e, HChar* buf, SizeT n);
 void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n);
 bool is_address_kind(UInt kind);
 
