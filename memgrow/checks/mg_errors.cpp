@@ -559,6 +559,14 @@ void describe_address(Addr a, AddrInfo* ai) {
     VG_(describe_addr)(VG_(current_DiEpoch)(), a, ai);
 }
 
+void pp_describe_address(Addr a) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    described_site = nullptr;
+    describe_address(a, &e.ai);
+    e.block_site = described_site;
+    pp_address(a, &e);
+}
+
 void report_access_error(ThreadId tid, Addr a, SizeT n, bool write) {
     ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
     e.write = write;

@@ -143,6 +143,8 @@ void report_user_check_error(ThreadId tid, Addr bad);
 void error_headline(UInt kind, Addr a, const ErrorExtra& e, HChar* buf, SizeT n);
 void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n);
 bool is_address_kind(UInt kind);
+// Prints memcheck's description of an address (monitor check_memory).
+void pp_describe_address(Addr a);
 
 UInt error_record_count();
 const ErrorRecord& error_record_at(UInt i);

@@ -2,6 +2,7 @@
 #include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_requests.hpp"
+#include "mg_options.hpp"
 #include "memcheck.h"
 
 namespace mg {
@@ -16,7 +17,8 @@ void do_leak_check(UWord mode, UWord deltamode) {
     const LeakDelta deltas[] = {LeakDelta::any, LeakDelta::increased, LeakDelta::changed,
                                 LeakDelta::fresh};
     if (deltamode > 3) VG_(umsg)("Warning: unknown memcheck leak search deltamode\n");
-    leak_check_now(deltamode > 3 ? LeakDelta::any : deltas[deltamode], mode != 1);
+    leak_check_now(deltamode > 3 ? LeakDelta::any : deltas[deltamode], mode != 1,
+                   clo.show_leak_kinds);
 }
 
 // COUNT_LEAKS / COUNT_LEAK_BLOCKS: the last scan's leaked (definite and

@@ -230,7 +230,8 @@ class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
         # help: memgrow's monitor commands, leak_check with its arguments.
         self.assertIn("memgrow monitor commands:", helptext)
         self.assertRegex(helptext,
-                         r"(?m)^\s*leak_check \[full\|summary\] \[increased\|changed\|new\|any\]")
+                         r"(?m)^\s*leak_check \[full\|summary\] \[kinds <set>\|reachable\|possibleleak\|"
+                         r"definiteleak\]\n\s*\[increased\|changed\|new\|any\]")
 
         # First scan: both records of phase 1, and the summary.
         recs = records(first)
@@ -282,6 +283,68 @@ class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
         self.assertEqual(s["definitely lost"], (596, None, 7, None), log)
         # five leak_check commands and the exit scan (help scans nothing)
         self.assertEqual(rep["leak_check"]["scans"], 6, rep["leak_check"])
+
+
+class MemcheckMonitorArguments(TestCase):
+    """memcheck's leak_check arguments (kinds, reachable, definiteleak,
+    limited) and check_memory addressable, over vgdb (leak_service.c)."""
+
+    @classmethod
+    def setUpClass(cls):
+        with tempfile.TemporaryDirectory(prefix="memgrow-test-vgdb-") as tmp:
+            svc = mgtest.Service(tmp, [program("leak_service"), os.path.join(tmp, "go"),
+                                       os.path.join(tmp, "stop")],
+                                 options=["--addressability=yes"])
+            try:
+                svc.expect("ready 1")
+                cls.out = {name: svc.vgdb(*cmd.split()) for name, cmd in (
+                    ("reachable", "leak_check full reachable any"),
+                    ("limited", "leak_check full definiteleak any limited 1"),
+                    ("definite", "leak_check full definiteleak any"),
+                    ("kinds", "leak_check full kinds possible,reachable any"),
+                    ("bad_kinds", "leak_check kinds lost"),
+                    ("bad_limit", "leak_check limited 0"),
+                    ("null", "check_memory addressable 0x0 8"),
+                    ("defined", "check_memory defined 0x0"),
+                    ("help", "help"))}
+                svc.touch(svc.go)
+                svc.expect("ready 2")
+                cls.rc = svc.finish()
+                cls.log = svc.log()
+            finally:
+                svc.close()
+
+    def test_kinds(self):
+        self.assertEqual(self.rc, 0, self.log)
+        every = records(self.out["reachable"])
+        kinds = {r["kind"] for r in every}
+        self.assertIn("definitely", kinds, self.out["reachable"])
+        self.assertIn("still reachable in loss record", self.out["reachable"])
+        self.assertEqual({r["kind"] for r in records(self.out["definite"])}, {"definitely"})
+        self.assertNotIn("still reachable in loss record", self.out["definite"])
+        # kinds possible,reachable: no definite records (leak_service has no
+        # possibly lost block), the reachable ones.
+        self.assertEqual(records(self.out["kinds"]), [], self.out["kinds"])
+        self.assertIn("still reachable in loss record", self.out["kinds"])
+
+    def test_limited_keeps_the_largest(self):
+        both = records(self.out["definite"])
+        self.assertEqual(len(both), 2, self.out["definite"])
+        (one,) = records(self.out["limited"])
+        self.assertEqual(one["bytes"], max(r["bytes"] for r in both), self.out["limited"])
+        self.assertEqual(self.out["limited"].count("in loss record"), 1, self.out["limited"])
+
+    def test_malformed_arguments(self):
+        self.assertIn("missing or malformed leak kinds set", self.out["bad_kinds"])
+        self.assertIn("max_loss_records_output must be >= 1, got 0", self.out["bad_limit"])
+        self.assertNotIn("LEAK SUMMARY", self.out["bad_kinds"] + self.out["bad_limit"])
+
+    def test_check_memory_addressable(self):
+        out = self.out["null"]
+        self.assertIn("Address 0x0 len 8 not addressable:\nbad address 0x0", out)
+        self.assertIn("Address 0x0 is not stack'd, malloc'd or (recently) free'd", out)
+        self.assertIn("memgrow checks addressable only", self.out["defined"])
+        self.assertRegex(self.out["help"], r"(?m)^\s*check_memory addressable <addr> \[<len>\]")
 
 
 class ErrorExitcode(TestCase):
