@@ -11,6 +11,7 @@
 #include "mg_options.hpp"
 #include "output/mg_report.hpp"
 #include "records/mg_timeline.hpp"
+#include "scan/mg_leak.hpp"
 #include "include/memgrow.h"
 
 namespace mg {
@@ -146,8 +147,8 @@ void check_memory(HChar** save) {
     pp_describe_address(address);
 }
 
-// vgdb monitor commands: "monitor leak_check", "monitor check_memory",
-// "monitor report".
+// vgdb monitor commands: "monitor leak_check", "monitor who_points_at",
+// "monitor check_memory", "monitor report".
 bool monitor_command(const HChar* command) {
     HChar buf[512];
     VG_(strncpy)(buf, command, sizeof buf - 1);
@@ -163,12 +164,24 @@ bool monitor_command(const HChar* command) {
          "        (--show-leak-kinds) that increased, changed or are new since the\n"
          "        previous scan, or all of them, at most the largest <max_loss_records>\n"
          "        [full increased unlimited]\n"
+         "  who_points_at <addr> [<len>]\n"
+         "        the roots, blocks and registers holding a pointer into the range\n"
          "  check_memory addressable <addr> [<len>]\n"
          "        whether the range is addressable (--addressability=yes), and\n"
          "        what <addr> is\n"
          "  report [<file>] [leaks]\n"
          "        write the JSON report of the run so far to <file> [--json-file]\n"
          "        and print its name; leaks: scan for leaks first\n");
+        return true;
+    }
+    if (word_is(word, "who_points_at")) {
+        Addr address = 0;
+        SizeT len = 1;
+        if (!VG_(strtok_get_address_and_size)(&address, &len, &save)) return true;
+        if (address == 0)
+            VG_(gdb_printf)("Cannot search who points at 0x0\n");
+        else
+            leak_who_points_at(address, len);
         return true;
     }
     if (word_is(word, "check_memory")) {

@@ -287,7 +287,8 @@ class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
 
 class MemcheckMonitorArguments(TestCase):
     """memcheck's leak_check arguments (kinds, reachable, definiteleak,
-    limited) and check_memory addressable, over vgdb (leak_service.c)."""
+    limited), who_points_at and check_memory addressable, over vgdb
+    (leak_service.c)."""
 
     @classmethod
     def setUpClass(cls):
@@ -297,7 +298,11 @@ class MemcheckMonitorArguments(TestCase):
                                  options=["--addressability=yes"])
             try:
                 svc.expect("ready 1")
+                cls.kept = re.search(r"^kept (0x[0-9a-f]+)$", svc.log(), re.M).group(1)
                 cls.out = {name: svc.vgdb(*cmd.split()) for name, cmd in (
+                    ("who", f"who_points_at {cls.kept}"),
+                    ("who_interior", f"who_points_at {int(cls.kept, 16) - 8:#x} 16"),
+                    ("who_null", "who_points_at 0x0"),
                     ("reachable", "leak_check full reachable any"),
                     ("limited", "leak_check full definiteleak any limited 1"),
                     ("definite", "leak_check full definiteleak any"),
@@ -338,6 +343,19 @@ class MemcheckMonitorArguments(TestCase):
         self.assertIn("missing or malformed leak kinds set", self.out["bad_kinds"])
         self.assertIn("max_loss_records_output must be >= 1, got 0", self.out["bad_limit"])
         self.assertNotIn("LEAK SUMMARY", self.out["bad_kinds"] + self.out["bad_limit"])
+
+    def test_who_points_at(self):
+        # The global `kept` holds the block's address: memcheck's lines.
+        out = self.out["who"]
+        self.assertIn(f"Searching for pointers to {self.kept}", out)
+        found = re.search(r"\*(0x[0-9a-f]+) points at " + self.kept + r"\n(?:==\d+==)? Address \1 is "
+                          r"0 bytes inside data symbol \"kept\"", out)
+        self.assertIsNotNone(found, out)
+        out = self.out["who_interior"]
+        self.assertIn(f"Searching for pointers pointing in 16 bytes from "
+                      f"{int(self.kept, 16) - 8:#x}", out)
+        self.assertRegex(out, r"\*0x[0-9a-f]+ interior points at 8 bytes inside ")
+        self.assertIn("Cannot search who points at 0x0", self.out["who_null"])
 
     def test_check_memory_addressable(self):
         out = self.out["null"]
