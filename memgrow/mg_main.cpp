@@ -1,5 +1,6 @@
 // memgrow: registration with Valgrind's core, start-up and shutdown.
 #include "records/mg_blocks.hpp"
+#include "intercept/mg_custom.hpp"
 #include "intercept/mg_device.hpp"
 #include "checks/mg_abits.hpp"
 #include "checks/mg_access.hpp"
@@ -143,6 +144,7 @@ void pre_clo_init() {
     sites_init();
     blocks_init();
     device_init();
+    custom_init();
     leak_init();
     // Let glibc and libstdc++ free their own allocations at exit, as under
     // memcheck, so the leak scan's counts compare with memcheck's.

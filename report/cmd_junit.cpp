@@ -17,7 +17,7 @@ void add_junit_command(CLI::App& app, Commands& commands) {
     auto o = std::make_shared<Options>();
     CLI::App* cmd = app.add_subcommand(
         "junit", "JUnit XML for CI: one testsuite per process, a failing testcase per leaked "
-                 "or growing site");
+                 "or growing site and per error");
     cmd->add_option("FILE", o->files, "memgrow JSON reports (merged ones too)")->required();
     cmd->add_option("-o,--output", o->output, "the XML file to write")->required();
     commands.emplace_back(cmd, [o]() {

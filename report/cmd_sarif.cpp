@@ -17,8 +17,8 @@ void add_sarif_command(CLI::App& app, Commands& commands) {
     };
     auto o = std::make_shared<Options>();
     CLI::App* cmd = app.add_subcommand(
-        "sarif", "SARIF 2.1.0 for code scanning: one result per leaked or growing site, at its "
-                 "innermost frame in your own code");
+        "sarif", "SARIF 2.1.0 for code scanning: one result per leaked or growing site and per "
+                 "error, at its innermost frame in your own code");
     cmd->add_option("FILE", o->files, "memgrow JSON reports (merged ones too)")->required();
     cmd->add_option("-o,--output", o->output, "the SARIF file to write")->required();
     cmd->add_option("--source-root", o->sarif.source_root,

@@ -244,6 +244,29 @@ TableSites table_sites(const Report& r, const HtmlOptions& o) {
     return t;
 }
 
+// errors[]: memcheck's words, how often, and the stack.
+void errors_table(std::string& out, const Report& r, const std::string& rid, const HtmlOptions& o) {
+    auto it = std::back_inserter(out);
+    fmt::format_to(it, "<h3>Errors <span class=\"muted\">({})</span></h3>\n", r.errors.size());
+    if (r.errors.empty()) {
+        out += "<p class=\"muted\">No errors.</p>\n";
+        return;
+    }
+    fmt::format_to(it,
+                   "<table class=\"errors sortable\" id=\"{}-errors\"><thead><tr><th>kind</th>"
+                   "<th>error</th><th data-type=\"num\">count</th><th>stack</th></tr></thead>"
+                   "<tbody>\n",
+                   rid);
+    for (const Error& e : r.errors) {
+        std::string text = e.message.empty() ? e.kind : e.message;
+        if (!e.description.empty()) text += ": " + e.description;
+        fmt::format_to(it, "<tr><td>{}</td><td>{}</td><td data-v=\"{}\">{}</td><td>{}</td></tr>\n",
+                       markup_escape(e.kind), markup_escape(text), e.count, with_commas(e.count),
+                       stack_html(e.frames, o.frames));
+    }
+    out += "</tbody></table>\n";
+}
+
 void report_section(std::string& out, const Report& r, std::size_t index, const TableSites& table,
                     const HtmlOptions& o) {
     auto it = std::back_inserter(out);
@@ -454,6 +477,7 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
         }
         out += "</tbody></table>\n";
     }
+    errors_table(out, r, rid, o);
     out += "</section>\n";
 }
 

@@ -2,6 +2,7 @@
 #include "report/junit.hpp"
 #include "report/text.hpp"
 
+#include "report/errors_view.hpp"
 #include "report/locate.hpp"
 #include "report/site_key.hpp"
 
@@ -19,7 +20,40 @@ struct Suite {
     std::int64_t pid = 0, ppid = 0;
     std::vector<std::string> command;
     std::vector<const Site*> problems; // leaked or growing, suppressed too
+    std::vector<const Error*> errors;  // each a failing testcase
 };
+
+// A suite's failing testcases (unsuppressed problems and errors) and skipped ones.
+std::pair<std::size_t, std::size_t> failures_and_skipped(const Suite& suite) {
+    std::size_t failures = suite.errors.size(), skipped = 0;
+    for (const Site* s : suite.problems)
+        (s->suppressed ? skipped : failures) += 1;
+    return {failures, skipped};
+}
+
+std::size_t tests_of(const Suite& suite, std::size_t failures) {
+    return suite.problems.size() + suite.errors.size() + (failures == 0 ? 1 : 0);
+}
+
+// An error as a failing testcase, named by its kind and where it is.
+void print_error(std::string& out, const Error& e, const std::string& classname) {
+    auto it = std::back_inserter(out);
+    auto at = error_frame(e);
+    std::string attrs, where = "(no frames)";
+    if (at) {
+        const Frame& f = e.frames[*at];
+        attrs += fmt::format(" file=\"{}\"", markup_escape(*f.file));
+        if (f.line) attrs += fmt::format(" line=\"{}\"", *f.line);
+        where = frame_label(f);
+    }
+    fmt::format_to(it, "    <testcase classname=\"{}\" name=\"{}\"{}>\n", markup_escape(classname),
+                   markup_escape(e.kind + " " + where), attrs);
+    std::string text = error_text(e);
+    fmt::format_to(it, "      <failure type=\"{}\" message=\"{}\">{}\n{}</failure>\n",
+                   markup_escape(e.kind), markup_escape(text), markup_escape(text),
+                   markup_escape(error_stack_text(e)));
+    fmt::format_to(it, "    </testcase>\n");
+}
 
 std::string joined(const std::vector<std::string>& words) {
     std::string out;
@@ -37,10 +71,8 @@ std::string stack_text(const Site& s) {
 
 void print_suite(std::string& out, const Suite& suite) {
     auto it = std::back_inserter(out);
-    std::size_t failures = 0, skipped = 0;
-    for (const Site* s : suite.problems)
-        (s->suppressed ? skipped : failures) += 1;
-    std::size_t tests = suite.problems.size() + (failures == 0 ? 1 : 0);
+    auto [failures, skipped] = failures_and_skipped(suite);
+    std::size_t tests = tests_of(suite, failures);
     fmt::format_to(it,
                    "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" "
                    "skipped=\"{}\">\n",
@@ -79,6 +111,8 @@ void print_suite(std::string& out, const Suite& suite) {
                            markup_escape(stack_text(*s)));
         fmt::format_to(it, "    </testcase>\n");
     }
+    for (const Error* e : suite.errors)
+        print_error(out, *e, classname);
     if (failures == 0)
         fmt::format_to(it, "    <testcase classname=\"{}\" name=\"no leaked or growing sites\"/>\n",
                        markup_escape(classname));
@@ -96,10 +130,10 @@ std::string junit_xml(const std::vector<Report>& reports) {
             return fmt::format("memgrow {} (pid {})", prog, pid);
         };
         if (r.processes.empty()) {
-            suites.push_back({name_of(r.pid, r.command), &r, r.pid, r.ppid, r.command, {}});
+            suites.push_back({name_of(r.pid, r.command), &r, r.pid, r.ppid, r.command, {}, {}});
         } else {
             for (const Process& p : r.processes)
-                suites.push_back({name_of(p.pid, p.command), &r, p.pid, p.ppid, p.command, {}});
+                suites.push_back({name_of(p.pid, p.command), &r, p.pid, p.ppid, p.command, {}, {}});
         }
         for (const Site* s : leading_sites(r)) {
             if (!is_problem(s->cls)) continue;
@@ -107,14 +141,18 @@ std::string junit_xml(const std::vector<Report>& reports) {
             if (i >= suites.size()) i = first; // the loader checks the indices
             suites[i].problems.push_back(s);
         }
+        for (const Error& e : r.errors) {
+            std::size_t i = first + (e.process ? static_cast<std::size_t>(*e.process) : 0);
+            if (i >= suites.size()) i = first;
+            suites[i].errors.push_back(&e);
+        }
     }
     std::size_t tests = 0, failures = 0, skipped = 0;
     for (const Suite& s : suites) {
-        std::size_t f = 0;
-        for (const Site* site : s.problems)
-            (site->suppressed ? skipped : f) += 1;
+        auto [f, k] = failures_and_skipped(s);
         failures += f;
-        tests += s.problems.size() + (f == 0 ? 1 : 0);
+        skipped += k;
+        tests += tests_of(s, f);
     }
     std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
     out += fmt::format("<testsuites name=\"memgrow\" tests=\"{}\" failures=\"{}\" errors=\"0\" "

@@ -11,8 +11,9 @@ namespace mg::report {
 
 // <testsuites> with one <testsuite> per process (per report; per entry of
 // `processes` for a merged one): a failing testcase per unsuppressed leaked or
-// growing site, a skipped one per suppressed one, and a passing testcase
-// "no leaked or growing sites" when it has no failing one.
+// growing site and per error of errors[] (its kind and where), a skipped one
+// per suppressed site, and a passing testcase "no leaked or growing sites"
+// when it has no failing one.
 std::string junit_xml(const std::vector<Report>& reports);
 
 } // namespace mg::report

@@ -470,6 +470,10 @@ class Reader {
                 Error out;
                 out.kind = string(required(e, at, "kind"), at + "/kind");
                 opt_integer(e, at, "count", out.count);
+                opt_string(e, at, "message", out.message);
+                opt_string(e, at, "description", out.description);
+                opt_string(e, at, "address", out.address);
+                opt_integer_or_null(e, at, "process", out.process);
                 if (const json* f = member(e, "frames")) out.frames = frames(*f, at + "/frames");
                 r.errors.push_back(std::move(out));
             }

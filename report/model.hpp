@@ -219,6 +219,10 @@ struct Error {
     std::string kind;
     std::int64_t count = 0;
     std::vector<Frame> frames;
+    // memcheck's first line and, where the tool has one, its description of
+    // the address (both empty in reports that predate them).
+    std::string message, description, address;
+    std::optional<std::int64_t> process; // a merged report's: index into Report::processes
 };
 
 // One process of a merged report (`processes[i]`, memgrow-report merge).

@@ -1,6 +1,7 @@
 // SARIF 2.1.0 output (report/sarif.hpp).
 #include "report/sarif.hpp"
 
+#include "report/errors_view.hpp"
 #include "report/locate.hpp"
 #include "report/site_key.hpp"
 
@@ -52,6 +53,66 @@ json rule(const char* id, const char* name, const char* short_text, const char* 
             {"shortDescription", {{"text", short_text}}},
             {"fullDescription", {{"text", full_text}}},
             {"defaultConfiguration", {{"level", level}}}};
+}
+
+json stack_locations(const std::vector<Frame>& frames, std::optional<std::size_t> at,
+                     const std::string& root) {
+    json related = json::array();
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        const Frame& f = frames[i];
+        if ((at && i == *at) || !f.file || f.file->empty()) continue;
+        related.push_back(
+            {{"id", static_cast<std::int64_t>(i)},
+             {"physicalLocation", physical_location(f, root)},
+             {"message", {{"text", fmt::format("frame {}: {}", i, frame_label(f))}}}});
+    }
+    return related;
+}
+
+// Each error of errors[] (every report) is a result whose rule is its kind
+// (InvalidFree, Addr4, ...), located at its innermost user frame, in
+// memcheck's words; a rule per kind present, appended to `rules`.
+void add_error_results(const std::vector<Report>& reports, const std::string& root, json& rules,
+                       json& results) {
+    for (const Report& r : reports) {
+        for (const Error& e : r.errors) {
+            std::size_t index = 0;
+            while (index < rules.size() && rules[index]["id"] != e.kind)
+                ++index;
+            if (index == rules.size())
+                rules.push_back(
+                    {{"id", e.kind},
+                     {"name", e.kind},
+                     {"shortDescription", {{"text", e.kind + " (memcheck's error kind)"}}},
+                     {"defaultConfiguration", {{"level", "error"}}}});
+            json result = {{"ruleId", e.kind},
+                           {"ruleIndex", index},
+                           {"level", "error"},
+                           {"message", {{"text", error_text(e)}}}};
+            auto at = error_frame(e);
+            json locations = json::array();
+            if (at) {
+                const Frame& f = e.frames[*at];
+                json loc = {{"physicalLocation", physical_location(f, root)}};
+                if (f.function)
+                    loc["logicalLocations"] = {
+                        {{"fullyQualifiedName", *f.function}, {"kind", "function"}}};
+                locations.push_back(std::move(loc));
+            }
+            result["locations"] = std::move(locations);
+            json related = stack_locations(e.frames, at, root);
+            if (!related.empty()) result["relatedLocations"] = std::move(related);
+            std::int64_t pid = e.process && *e.process >= 0 &&
+                                       static_cast<std::size_t>(*e.process) < r.processes.size()
+                                   ? r.processes[static_cast<std::size_t>(*e.process)].pid
+                                   : r.pid;
+            result["properties"] = {
+                {"kind", e.kind},       {"count", e.count},
+                {"address", e.address}, {"pid", pid},
+                {"report", r.path},     {"user_frame", at && is_user_frame(e.frames[*at])}};
+            results.push_back(std::move(result));
+        }
+    }
 }
 
 } // namespace
@@ -109,15 +170,8 @@ json sarif_log(const std::vector<Report>& reports, const SarifOptions& o) {
             }
             result["locations"] = std::move(locations);
             // The rest of the stack, innermost first, as related locations.
-            json related = json::array();
-            for (std::size_t i = 0; i < s.frames.size(); ++i) {
-                const Frame& f = s.frames[i];
-                if ((at && i == at->frame) || !f.file || f.file->empty()) continue;
-                related.push_back(
-                    {{"id", static_cast<std::int64_t>(i)},
-                     {"physicalLocation", physical_location(f, root)},
-                     {"message", {{"text", fmt::format("frame {}: {}", i, frame_label(f))}}}});
-            }
+            json related = stack_locations(
+                s.frames, at ? std::optional<std::size_t>(at->frame) : std::nullopt, root);
             if (!related.empty()) result["relatedLocations"] = std::move(related);
             result["partialFingerprints"] = {{"memgrowSiteKey/v1", site_key(s)}};
             json props = {{"class", class_name(s.cls)},
@@ -138,6 +192,7 @@ json sarif_log(const std::vector<Report>& reports, const SarifOptions& o) {
             results.push_back(std::move(result));
         }
     }
+    add_error_results(reports, root, driver["rules"], results);
     json run = {{"tool", {{"driver", std::move(driver)}}},
                 {"columnKind", "utf16CodeUnits"},
                 {"results", std::move(results)}};

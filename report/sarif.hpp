@@ -21,7 +21,8 @@ struct SarifOptions {
 std::string uri_encode(const std::string& path);
 
 // One run, tool memgrow, rules memgrow/leaked and memgrow/growing, one result
-// per unsuppressed leaked or growing site of every report.
+// per unsuppressed leaked or growing site of every report; then one result
+// per error of errors[], its rule the error's kind.
 nlohmann::json sarif_log(const std::vector<Report>& reports, const SarifOptions& o);
 
 } // namespace mg::report

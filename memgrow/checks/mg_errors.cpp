@@ -31,7 +31,8 @@ const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
                                               "Addr32",
                                               "Addr",
                                               "Param",
-                                              "User"};
+                                              "User",
+                                              "InvalidMemPool"};
 
 bool is_class_kind(UInt k) {
     return k >= kLeaked && k <= kPlateau;
@@ -67,6 +68,8 @@ const HChar* call_name(FreeCall c) {
         return "delete";
     case FreeCall::delete_array:
         return "delete[]";
+    case FreeCall::custom:
+        return "VALGRIND_FREELIKE_BLOCK";
     default:
         return "free()";
     }
@@ -156,14 +159,21 @@ void pp_error(const Error* err) {
     auto* e = static_cast<ErrorExtra*>(VG_(get_error_extra)(err));
     Addr a = VG_(get_error_address)(err);
     if (e->record < n_records) records[e->record].shown = true;
-    switch (VG_(get_error_kind)(err)) {
+    UInt kind = VG_(get_error_kind)(err);
+    HChar head[256];
+    error_headline(kind, a, *e, head, sizeof head);
+    VG_(umsg)("%s\n", head);
+    switch (kind) {
     case kInvalidFree:
-        VG_(umsg)("Invalid %s\n", call_name(e->call));
+        if (e->call == FreeCall::custom) {
+            pp_hybrid(VG_(get_error_where)(err), e);
+            pp_address(a, e);
+            break;
+        }
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)(" Address %#lx is not the start of a block memgrow knows\n", a);
         break;
     case kDoubleFree:
-        VG_(umsg)("Double free: %s of a block already freed\n", call_name(e->call));
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)(" Address %#lx is the start of a block of size %lu", a, e->size);
         pp_stack("free'd", e->freed_at);
@@ -171,20 +181,15 @@ void pp_error(const Error* err) {
         pp_stack("Block was alloc'd at", e->alloc_at);
         break;
     case kMismatchedFree:
-        VG_(umsg)
-        ("Mismatched free() / delete / delete []: %s of a block from %s\n", call_name(e->call),
-         alloc_kind_name(e->alloc_kind));
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)(" Address %#lx is the start of a block of size %lu", a, e->size);
         pp_stack("alloc'd", e->alloc_at);
         break;
     case kDeviceInvalidFree:
-        VG_(umsg)("Invalid device free: %s\n", api_name(e->api));
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)(" Address %#lx is not the start of a live device-side block\n", a);
         break;
     case kDeviceDoubleFree:
-        VG_(umsg)("Double device free: %s of a block already freed\n", api_name(e->api));
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)
         (" Address %#lx is the start of a %s block of size %lu", a, space_name(e->space), e->size);
@@ -192,17 +197,12 @@ void pp_error(const Error* err) {
         pp_stack("Block was alloc'd at", e->alloc_at);
         break;
     case kDeviceMismatchedFree:
-        VG_(umsg)
-        ("Mismatched device free: %s of %s memory\n", api_name(e->api), space_name(e->space));
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)
         (" Address %#lx is the start of a %s block of size %lu", a, space_name(e->space), e->size);
         pp_stack("alloc'd", e->alloc_at);
         break;
     case kDeviceOverrun:
-        VG_(umsg)
-        ("Device range overrun: %s of %lu bytes at %#lx\n", access_name(e->access), e->access_size,
-         a);
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)
         (" runs %lu bytes past the end of a %s block of size %lu at %#lx",
@@ -212,36 +212,14 @@ void pp_error(const Error* err) {
         if (!e->alloc_at) VG_(umsg)("\n");
         break;
     case kReallocZero:
-        VG_(umsg)("%s() with size 0\n", e->what);
+    case kSizeMismatch:
+    case kAlignMismatch:
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         pp_block(a, e);
         break;
     case kBadAlign:
-        if (e->size) VG_(umsg)
-        ("Invalid size value: %lu alignment value: %lu%s\n", e->size, e->passed, e->what);
-        else VG_(umsg)("Invalid alignment value: %lu%s\n", e->passed, e->what);
-        VG_(pp_ExeContext)(VG_(get_error_where)(err));
-        break;
     case kUnsafeZeroSize:
-        if (vgc::kZeroSize326)
-            VG_(umsg)("Unsafe allocation with size of zero is implementation-defined\n");
-        else
-            VG_(umsg)("%s invalid size value: 0\n", e->what);
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
-        break;
-    case kSizeMismatch:
-        VG_(umsg)("Mismatched %s size value: %lu\n", e->what, e->passed);
-        VG_(pp_ExeContext)(VG_(get_error_where)(err));
-        pp_block(a, e);
-        break;
-    case kAlignMismatch:
-        if (e->default_aligned) VG_(umsg)
-        ("Mismatched %s alignment alloc value: %lu dealloc value: default-aligned\n", e->what,
-         e->block_align);
-        else VG_(umsg)("Mismatched %s alignment alloc value: %lu dealloc value: %lu\n", e->what,
-                       e->block_align, e->passed);
-        VG_(pp_ExeContext)(VG_(get_error_where)(err));
-        pp_block(a, e);
         break;
     case kAddr1:
     case kAddr2:
@@ -250,24 +228,13 @@ void pp_error(const Error* err) {
     case kAddr16:
     case kAddr32:
     case kAddrOther:
-        VG_(umsg)("Invalid %s of size %lu\n", e->write ? "write" : "read", e->access_size);
-        pp_hybrid(VG_(get_error_where)(err), e);
-        pp_address(a, e);
-        break;
     case kParam:
-        VG_(umsg)("Syscall param %s points to unaddressable byte(s)\n", e->what);
-        pp_hybrid(VG_(get_error_where)(err), e);
-        pp_address(a, e);
-        break;
+    case kInvalidMemPool:
     case kUser:
-        VG_(umsg)("Unaddressable byte(s) found during client check request\n");
         pp_hybrid(VG_(get_error_where)(err), e);
         pp_address(a, e);
         break;
     case kDeviceUseAfterFree:
-        VG_(umsg)
-        ("Device use after free: %s of %lu bytes at %#lx\n", access_name(e->access), e->access_size,
-         a);
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)
         (" Address %#lx is %lu bytes inside a %s block of size %lu", a, a - e->block_addr,
@@ -371,10 +338,6 @@ void report_class_errors(const Analysis& a) {
         (VG_(get_running_tid)(), kind, 0, nullptr, &extra, where ? where : VG_(null_ExeContext)(),
          False /*print*/, False /*allow_db_attach*/, True /*count*/);
     }
-}
-
-void report_invalid_free(ThreadId tid, Addr addr, FreeCall call) {
-    record(tid, kInvalidFree, addr, ErrorExtra{call, AllocKind::malloc, 0, nullptr, nullptr});
 }
 
 void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f) {
@@ -574,19 +537,34 @@ void record_address(ThreadId tid, UInt kind, Addr addr, ErrorExtra& extra) {
 
 } // namespace
 
-// Memcheck's order: a live block (with its redzones), a block in the
-// quarantine, else what the core knows (stacks, globals, mappings).
+// Memcheck's order: a mempool chunk, a live block (with its redzones; a
+// "recently re-allocated" one when a freed block holds a too), a block in
+// the quarantine, else what the core knows (stacks, globals, mappings).
 void describe_address(Addr a, AddrInfo* ai) {
     SizeT rz = describe_redzone();
-    if (const Block* b = block_bracketing(Table::host, a, rz)) {
-        block_info(ai, Block_Mallocd, a, b->addr, b->size, b->site, nullptr);
+    if (const Block* b = block_bracketing(Table::pool, a, rz)) {
+        block_info(ai, Block_MempoolChunk, a, b->addr, b->size, b->site, nullptr);
         return;
     }
-    if (const FreedBlock* f = quarantine_find_bracketing(a, rz)) {
+    const FreedBlock* f = quarantine_find_bracketing(a, rz);
+    if (const Block* b = block_bracketing(Table::host, a, rz)) {
+        block_info(ai, Block_Mallocd, a, b->addr, b->size, b->site, nullptr);
+        if (f) ai->Addr.Block.block_desc = "recently re-allocated block";
+        return;
+    }
+    if (f) {
         block_info(ai, Block_Freed, a, f->addr, f->size, f->site, f->freed_at);
         return;
     }
     VG_(describe_addr)(VG_(current_DiEpoch)(), a, ai);
+}
+
+void pp_describe_address(Addr a) {
+    ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    described_site = nullptr;
+    describe_address(a, &e.ai);
+    e.block_site = described_site;
+    pp_address(a, &e);
 }
 
 void report_access_error(ThreadId tid, Addr a, SizeT n, bool write) {
@@ -603,19 +581,101 @@ void report_param_error(ThreadId tid, CorePart, const HChar* what, Addr bad, boo
     record_address(tid, kParam, bad, e);
 }
 
+void report_invalid_free(ThreadId tid, Addr addr, FreeCall call) {
+    ErrorExtra e{call, AllocKind::malloc, 0, nullptr, nullptr};
+    // A custom allocator's request gets memcheck's description of the
+    // address (a block it freed, a pool's memory).
+    if (call == FreeCall::custom)
+        record_address(tid, kInvalidFree, addr, e);
+    else
+        record(tid, kInvalidFree, addr, e);
+}
+
+void report_illegal_mempool(ThreadId tid, Addr pool) {
+    ErrorExtra e{FreeCall::custom, AllocKind::pool, 0, nullptr, nullptr};
+    record_address(tid, kInvalidMemPool, pool, e);
+}
+
 void report_user_check_error(ThreadId tid, Addr bad) {
     ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
     record_address(tid, kUser, bad, e);
 }
 
-void access_headline(const ErrorRecord& r, HChar* buf, SizeT n) {
-    if (r.kind == kUser)
-        VG_(snprintf)(buf, n, "Unaddressable byte(s) found during client check request");
-    else if (r.kind == kParam)
-        VG_(snprintf)(buf, n, "Syscall param %s points to unaddressable byte(s)", r.extra.what);
-    else
+void error_headline(UInt kind, Addr a, const ErrorExtra& e, HChar* buf, SizeT n) {
+    switch (kind) {
+    case kInvalidFree:
+        if (e.call == FreeCall::custom)
+            VG_(snprintf)(buf, n, "Invalid free() / delete / delete[] / realloc()");
+        else
+            VG_(snprintf)(buf, n, "Invalid %s", call_name(e.call));
+        break;
+    case kDoubleFree:
+        VG_(snprintf)(buf, n, "Double free: %s of a block already freed", call_name(e.call));
+        break;
+    case kMismatchedFree:
         VG_(snprintf)
-    (buf, n, "Invalid %s of size %lu", r.extra.write ? "write" : "read", r.extra.access_size);
+        (buf, n, "Mismatched free() / delete / delete []: %s of a block from %s", call_name(e.call),
+         alloc_kind_name(e.alloc_kind));
+        break;
+    case kDeviceInvalidFree:
+        VG_(snprintf)(buf, n, "Invalid device free: %s", api_name(e.api));
+        break;
+    case kDeviceDoubleFree:
+        VG_(snprintf)(buf, n, "Double device free: %s of a block already freed", api_name(e.api));
+        break;
+    case kDeviceMismatchedFree:
+        VG_(snprintf)
+        (buf, n, "Mismatched device free: %s of %s memory", api_name(e.api), space_name(e.space));
+        break;
+    case kDeviceOverrun:
+        VG_(snprintf)
+        (buf, n, "Device range overrun: %s of %lu bytes at %#lx", access_name(e.access),
+         e.access_size, a);
+        break;
+    case kDeviceUseAfterFree:
+        VG_(snprintf)
+        (buf, n, "Device use after free: %s of %lu bytes at %#lx", access_name(e.access),
+         e.access_size, a);
+        break;
+    case kReallocZero:
+        VG_(snprintf)(buf, n, "%s() with size 0", e.what);
+        break;
+    case kBadAlign:
+        if (e.size) VG_(snprintf)
+        (buf, n, "Invalid size value: %lu alignment value: %lu%s", e.size, e.passed, e.what);
+        else VG_(snprintf)(buf, n, "Invalid alignment value: %lu%s", e.passed, e.what);
+        break;
+    case kUnsafeZeroSize:
+        if (vgc::kZeroSize326)
+            VG_(snprintf)(buf, n, "Unsafe allocation with size of zero is implementation-defined");
+        else
+            VG_(snprintf)(buf, n, "%s invalid size value: 0", e.what);
+        break;
+    case kSizeMismatch:
+        VG_(snprintf)(buf, n, "Mismatched %s size value: %lu", e.what, e.passed);
+        break;
+    case kAlignMismatch:
+        if (e.default_aligned) VG_(snprintf)
+        (buf, n, "Mismatched %s alignment alloc value: %lu dealloc value: default-aligned", e.what,
+         e.block_align);
+        else VG_(snprintf)(buf, n, "Mismatched %s alignment alloc value: %lu dealloc value: %lu",
+                           e.what, e.block_align, e.passed);
+        break;
+    case kParam:
+        VG_(snprintf)(buf, n, "Syscall param %s points to unaddressable byte(s)", e.what);
+        break;
+    case kInvalidMemPool:
+        VG_(snprintf)(buf, n, "Illegal memory pool address");
+        break;
+    case kUser:
+        VG_(snprintf)(buf, n, "Unaddressable byte(s) found during client check request");
+        break;
+    default:
+        if (is_address_kind(kind)) VG_(snprintf)
+        (buf, n, "Invalid %s of size %lu", e.write ? "write" : "read", e.access_size);
+        else VG_(snprintf)(buf, n, "%s", error_kind_name(kind));
+        break;
+    }
 }
 
 // The first line of the description VG_(pp_addrinfo_mc) prints.
@@ -636,9 +696,13 @@ void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n) {
             delta = off;
             rel = "inside";
         }
+        BlockKind k = ai.Addr.Block.block_kind;
         VG_(snprintf)
-        (buf, n, "Address %#lx is %'ld bytes %s a block of size %'lu %s", a, delta, rel, size,
-         ai.Addr.Block.block_kind == Block_Freed ? "free'd" : "alloc'd");
+        (buf, n, "Address %#lx is %'ld bytes %s a %s of size %'lu %s", a, delta, rel,
+         ai.Addr.Block.block_desc, size,
+         k == Block_Freed     ? "free'd"
+         : k == Block_Mallocd ? "alloc'd"
+                              : "client-defined");
         break;
     }
     case Addr_Stack:

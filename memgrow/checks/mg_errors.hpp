@@ -44,12 +44,15 @@ enum ErrorKind : UInt {
     kAddrOther, // a dirty helper's access of another size (FXSAVE's 512)
     kParam,
     kUser, // memcheck.h's CHECK_MEM_IS_ADDRESSABLE found a bad byte
+    // A mempool request naming no pool (valgrind.h; memcheck's kind).
+    kInvalidMemPool,
     kErrorKinds
 };
 const HChar* error_kind_name(UInt kind);
 
 // The deallocating call, for messages and mismatch checks.
-enum class FreeCall : UChar { free, realloc, delete_scalar, delete_array };
+// custom: VALGRIND_FREELIKE_BLOCK and the mempool requests.
+enum class FreeCall : UChar { free, realloc, delete_scalar, delete_array, custom };
 
 struct ErrorExtra {
     FreeCall call;
@@ -130,13 +133,18 @@ void report_access_error(ThreadId tid, Addr a, SizeT n, bool write);
 // A system call's memory argument `what` (read(buf)) with a byte that is
 // not addressable at bad.
 void report_param_error(ThreadId tid, CorePart part, const HChar* what, Addr bad, bool write);
+// A mempool request's pool handle that names no pool.
+void report_illegal_mempool(ThreadId tid, Addr pool);
 // A CHECK_MEM_IS_ADDRESSABLE request found bad, not addressable (kind User).
 void report_user_check_error(ThreadId tid, Addr bad);
-// The address error's first line ("Invalid read of size 8") and its
-// description ("Address 0x… is 0 bytes after a block of size 80 alloc'd").
-void access_headline(const ErrorRecord& r, HChar* buf, SizeT n);
+// An error's first line, memcheck's words ("Invalid read of size 8"), and
+// an address error's description ("Address 0x… is 0 bytes after a block of
+// size 80 alloc'd").
+void error_headline(UInt kind, Addr a, const ErrorExtra& e, HChar* buf, SizeT n);
 void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n);
 bool is_address_kind(UInt kind);
+// Prints memcheck's description of an address (monitor check_memory).
+void pp_describe_address(Addr a);
 
 UInt error_record_count();
 const ErrorRecord& error_record_at(UInt i);

@@ -1,9 +1,38 @@
 #include "checks/mg_mc_requests.hpp"
 #include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
+#include "intercept/mg_requests.hpp"
+#include "mg_options.hpp"
 #include "memcheck.h"
 
 namespace mg {
+
+namespace {
+
+// VALGRIND_DO_LEAK_CHECK and its variants: mode 0 full, 1 summary;
+// deltamode 0 any, 1 increased, 2 changed, 3 new (memcheck's codes and
+// warnings).
+void do_leak_check(UWord mode, UWord deltamode) {
+    if (mode > 1) VG_(umsg)("Warning: unknown memcheck leak search mode\n");
+    const LeakDelta deltas[] = {LeakDelta::any, LeakDelta::increased, LeakDelta::changed,
+                                LeakDelta::fresh};
+    if (deltamode > 3) VG_(umsg)("Warning: unknown memcheck leak search deltamode\n");
+    leak_check_now(deltamode > 3 ? LeakDelta::any : deltas[deltamode], mode != 1,
+                   clo.show_leak_kinds);
+}
+
+// COUNT_LEAKS / COUNT_LEAK_BLOCKS: the last scan's leaked (definite and
+// indirect), dubious, reachable and suppressed, into the client's four
+// variables.
+void write_counts(const UWord* args, const ULong* counts) {
+    const ULong values[4] = {counts[kDefinite] + counts[kIndirect], counts[kPossible],
+                             counts[kReachable], counts[kLeakKinds]};
+    for (UInt i = 0; i < 4; ++i)
+        if (VG_(am_is_valid_for_client)(args[i + 1], sizeof(UWord), VKI_PROT_WRITE))
+            *reinterpret_cast<UWord*>(args[i + 1]) = values[i];
+}
+
+} // namespace
 
 bool mc_client_request(ThreadId tid, UWord* args, UWord* ret) {
     Addr a = args[1];
@@ -34,6 +63,18 @@ bool mc_client_request(ThreadId tid, UWord* args, UWord* ret) {
         }
         return true;
     }
+    case VG_USERREQ__DO_LEAK_CHECK:
+        do_leak_check(args[1], args[2]);
+        *ret = 0;
+        return true;
+    case VG_USERREQ__COUNT_LEAKS:
+        write_counts(args, last_leak_counts().bytes);
+        *ret = 0;
+        return true;
+    case VG_USERREQ__COUNT_LEAK_BLOCKS:
+        write_counts(args, last_leak_counts().blocks);
+        *ret = 0;
+        return true;
     default:
         return false;
     }

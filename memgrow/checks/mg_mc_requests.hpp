@@ -1,8 +1,9 @@
 // Memcheck's client requests about addressability (memcheck.h), answered
 // as memcheck answers them, so that programs annotated for memcheck work
 // under memgrow: MAKE_MEM_NOACCESS/UNDEFINED/DEFINED(_IF_ADDRESSABLE),
-// CHECK_MEM_IS_ADDRESSABLE/DEFINED. Without --addressability they change
-// nothing and every check passes.
+// CHECK_MEM_IS_ADDRESSABLE/DEFINED (without --addressability they change
+// nothing and every check passes); DO_LEAK_CHECK and its variants,
+// COUNT_LEAKS, COUNT_LEAK_BLOCKS.
 #pragma once
 
 #include "mg_vg.hpp"

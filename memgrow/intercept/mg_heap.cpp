@@ -38,7 +38,10 @@ UChar align_code(SizeT orig_align, SizeT align) {
     return code;
 }
 
+// A custom allocator's block is the program's memory: memgrow neither
+// zeroes nor releases it.
 void release(const FreedBlock& f) {
+    if (custom_kind(f.kind)) return;
     if (f.size > kZeroWhenAllocatedMax && zeroing())
         VG_(memset)(reinterpret_cast<void*>(f.addr), 0, f.size);
     VG_(cli_free)(reinterpret_cast<void*>(f.addr));
@@ -55,12 +58,8 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
     if (zero || (size <= kZeroWhenAllocatedMax && zeroing())) VG_(memset)(p, 0, size);
     // The payload only: the arena's redzones around it stay not addressable.
     abits_make(reinterpret_cast<Addr>(p), size, true);
-    Site* s = site_of_current_stack(tid, Space::host, 0);
-    Block* b = block_new(Table::host, reinterpret_cast<Addr>(p), size, s, kind);
-    b->birth = clock_end();
-    if (tl.torn_down) block_born_in_teardown(b);
+    Block* b = heap_record_block(tid, Table::host, reinterpret_cast<Addr>(p), size, kind);
     if (orig_align) b->align_log2p1 = align_code(orig_align, align);
-    timeline_alloc(s, size);
     revival_block_allocated(tid, reinterpret_cast<Addr>(p), size);
     return p;
 }
@@ -71,6 +70,8 @@ bool kind_matches(AllocKind k, FreeCall c) {
         return k == AllocKind::new_scalar;
     case FreeCall::delete_array:
         return k == AllocKind::new_array;
+    case FreeCall::custom:
+        return custom_kind(k);
     default:
         return k == AllocKind::malloc;
     }
@@ -84,27 +85,58 @@ ExeContext* free_stack(ThreadId tid) {
     return static_cast<ExeContext*>(*stack.payload);
 }
 
-// Removes a block from the records; false (and an error) if p is not a live
-// block. The memory goes to the quarantine.
-bool drop_block(ThreadId tid, void* p, FreeCall call) {
-    Addr a = reinterpret_cast<Addr>(p);
-    Block* b = block_remove(Table::host, a);
-    if (!b) {
-        if (const FreedBlock* f = quarantine_find(a))
-            report_double_free(tid, a, call, *f);
-        else
-            report_invalid_free(tid, a, call);
-        return false;
-    }
+} // namespace
+
+Block* heap_record_block(ThreadId tid, Table t, Addr a, SizeT size, AllocKind kind) {
+    Site* s = site_of_current_stack(tid, Space::host, 0);
+    Block* b = block_new(t, a, size, s, kind);
+    b->birth = clock_end();
+    if (tl.torn_down) block_born_in_teardown(b);
+    timeline_alloc(s, size);
+    return b;
+}
+
+namespace {
+
+// A block just taken out of its table: freed, its memory quarantined.
+void retire(ThreadId tid, Block* b, FreeCall call, SizeT rz) {
+    Addr a = b->addr;
     if (!kind_matches(b->kind, call)) report_mismatched_free(tid, a, call, *b);
     timeline_free(b->site, b->size);
     python_block_freed(a, b->size);
     revival_block_freed(a);
     FreedBlock f{a, b->size, b->site, free_stack(tid), b->kind};
-    abits_make(a, b->size, false); // a use after free, while quarantined
+    abits_make(a - rz, b->size + 2 * rz, false); // a use after free, while quarantined
     block_dispose(b);
     quarantine_push(f);
+}
+
+} // namespace
+
+bool heap_drop_block(ThreadId tid, Table t, Addr a, FreeCall call, SizeT rz) {
+    Block* b = block_remove(t, a);
+    if (!b) {
+        // Memcheck tells a custom free of a freed block by its description.
+        const FreedBlock* f = call == FreeCall::custom ? nullptr : quarantine_find(a);
+        if (f)
+            report_double_free(tid, a, call, *f);
+        else
+            report_invalid_free(tid, a, call);
+        return false;
+    }
+    retire(tid, b, call, rz);
     return true;
+}
+
+void heap_free_block(ThreadId tid, Table t, Block* b, FreeCall call, SizeT rz) {
+    block_unlink(t, b);
+    retire(tid, b, call, rz);
+}
+
+namespace {
+
+bool drop_block(ThreadId tid, void* p, FreeCall call) {
+    return heap_drop_block(tid, Table::host, reinterpret_cast<Addr>(p), call, 0);
 }
 
 void free_block(ThreadId tid, void* p, FreeCall call) {

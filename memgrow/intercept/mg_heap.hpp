@@ -1,7 +1,8 @@
 // The malloc-family replacement (intercept stage for the host heap).
 #pragma once
 
-#include "mg_vg.hpp"
+#include "checks/mg_errors.hpp"
+#include "records/mg_blocks.hpp"
 
 namespace mg {
 // Registers the replacement functions with the core (pre_clo_init).
@@ -12,4 +13,14 @@ void heap_post_options();
 // deallocation, which the preload asks for from Valgrind 3.22 (the
 // VERIFY_ALIGNMENT request; arg: its client-memory argument).
 void heap_verify_alignment(ThreadId tid, UWord arg);
+
+// A new block of table t at the current stack's site: recorded in the table
+// and its site's timeline (its memory is the caller's business).
+Block* heap_record_block(ThreadId tid, Table t, Addr a, SizeT size, AllocKind kind);
+// Frees the block at a of table t; false (and an error) if there is none.
+// Its memory and rz bytes of redzone each side become not addressable, and
+// it goes to the quarantine.
+bool heap_drop_block(ThreadId tid, Table t, Addr a, FreeCall call, SizeT rz);
+// The same for a block found by the caller.
+void heap_free_block(ThreadId tid, Table t, Block* b, FreeCall call, SizeT rz);
 } // namespace mg

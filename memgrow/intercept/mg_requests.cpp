@@ -1,5 +1,7 @@
 #include "intercept/mg_requests.hpp"
+#include "checks/mg_abits.hpp"
 #include "checks/mg_mc_requests.hpp"
+#include "intercept/mg_custom.hpp"
 #include "python/mg_python.hpp"
 #include "intercept/mg_device.hpp"
 #include "checks/mg_errors.hpp"
@@ -9,6 +11,7 @@
 #include "mg_options.hpp"
 #include "output/mg_report.hpp"
 #include "records/mg_timeline.hpp"
+#include "scan/mg_leak.hpp"
 #include "include/memgrow.h"
 
 namespace mg {
@@ -80,20 +83,33 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     return ok;
 }
 
-ULong leak_check_now(LeakDelta which, bool full) {
+namespace {
+LeakCounts leak_counts;
+} // namespace
+
+ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit) {
     leak_scan();
     Analysis a;
     analyse(&a);
     LeakCheck saved = clo.leak_check;
+    UInt saved_kinds = clo.show_leak_kinds;
     clo.leak_check = full ? LeakCheck::full : LeakCheck::summary;
-    print_leaks(a, which);
+    clo.show_leak_kinds = kinds;
+    print_leaks(a, which, limit);
     clo.leak_check = saved;
-    ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1];
-    suppressed_totals(a.leaks, a, sup, sup_blocks);
-    ULong lost =
-        a.leaks->bytes[kDefinite] - sup[kDefinite] + a.leaks->bytes[kIndirect] - sup[kIndirect];
+    clo.show_leak_kinds = saved_kinds;
+    LeakCounts& c = leak_counts;
+    suppressed_totals(a.leaks, a, c.bytes, c.blocks);
+    for (UInt k = 0; k < kLeakKinds; ++k) {
+        c.bytes[k] = a.leaks->bytes[k] - c.bytes[k];
+        c.blocks[k] = a.leaks->blocks[k] - c.blocks[k];
+    }
     analysis_release(&a);
-    return lost;
+    return c.bytes[kDefinite] + c.bytes[kIndirect];
+}
+
+const LeakCounts& last_leak_counts() {
+    return leak_counts;
 }
 
 namespace {
@@ -102,7 +118,37 @@ bool word_is(const HChar* s, const HChar* w) {
     return s && VG_STREQ(s, w);
 }
 
-// vgdb monitor commands: "monitor leak_check", "monitor report".
+// memcheck's "check_memory addressable <addr> [<len>]": its answer and its
+// description of the address.
+void check_memory(HChar** save) {
+    const HChar* what = VG_(strtok_r)(nullptr, " ", save);
+    Addr address = 0;
+    SizeT len = 1;
+    if (!word_is(what, "addressable")) {
+        VG_(gdb_printf)
+        ("check_memory: memgrow checks addressable only (it has no definedness "
+         "bits)\n");
+        return;
+    }
+    if (!VG_(strtok_get_address_and_size)(&address, &len, save)) return;
+    if (!clo.addressability) {
+        VG_(gdb_printf)("check_memory: needs --addressability=yes\n");
+        return;
+    }
+    Addr bad;
+    void* at = reinterpret_cast<void*>(address);
+    if (abits_first_bad(address, len, &bad)) {
+        VG_(printf)
+        ("Address %p len %lu not addressable:\nbad address %p\n", at, len,
+         reinterpret_cast<void*>(bad));
+    } else {
+        VG_(printf)("Address %p len %lu addressable\n", at, len);
+    }
+    pp_describe_address(address);
+}
+
+// vgdb monitor commands: "monitor leak_check", "monitor who_points_at",
+// "monitor check_memory", "monitor report".
 bool monitor_command(const HChar* command) {
     HChar buf[512];
     VG_(strncpy)(buf, command, sizeof buf - 1);
@@ -112,24 +158,78 @@ bool monitor_command(const HChar* command) {
     if (word_is(word, "help")) {
         VG_(gdb_printf)
         ("memgrow monitor commands:\n"
-         "  leak_check [full|summary] [increased|changed|new|any]\n"
-         "        scan for leaks now; list the loss records that increased,\n"
-         "        changed or are new since the previous scan, or all of them\n"
-         "        [full increased]\n"
+         "  leak_check [full|summary] [kinds <set>|reachable|possibleleak|definiteleak]\n"
+         "             [increased|changed|new|any] [unlimited|limited <max_loss_records>]\n"
+         "        scan for leaks now; list the loss records of the kinds given\n"
+         "        (--show-leak-kinds) that increased, changed or are new since the\n"
+         "        previous scan, or all of them, at most the largest <max_loss_records>\n"
+         "        [full increased unlimited]\n"
+         "  who_points_at <addr> [<len>]\n"
+         "        the roots, blocks and registers holding a pointer into the range\n"
+         "  check_memory addressable <addr> [<len>]\n"
+         "        whether the range is addressable (--addressability=yes), and\n"
+         "        what <addr> is\n"
          "  report [<file>] [leaks]\n"
          "        write the JSON report of the run so far to <file> [--json-file]\n"
          "        and print its name; leaks: scan for leaks first\n");
         return true;
     }
+    if (word_is(word, "who_points_at")) {
+        Addr address = 0;
+        SizeT len = 1;
+        if (!VG_(strtok_get_address_and_size)(&address, &len, &save)) return true;
+        if (address == 0)
+            VG_(gdb_printf)("Cannot search who points at 0x0\n");
+        else
+            leak_who_points_at(address, len);
+        return true;
+    }
+    if (word_is(word, "check_memory")) {
+        check_memory(&save);
+        return true;
+    }
     if (word_is(word, "leak_check")) {
         bool full = true;
         LeakDelta which = LeakDelta::increased;
+        UInt kinds = clo.show_leak_kinds, limit = 0;
+        const UInt teardown = clo.show_leak_kinds & kTeardownBit;
         while ((word = VG_(strtok_r)(nullptr, " ", &save))) {
             if (word_is(word, "full"))
                 full = true;
             else if (word_is(word, "summary"))
                 full = false;
-            else if (word_is(word, "increased"))
+            else if (word_is(word, "kinds")) {
+                const HChar* set = VG_(strtok_r)(nullptr, " ", &save);
+                if (!set || !VG_(parse_enum_set)("definite,indirect,possible,reachable", True, set,
+                                                 &kinds)) {
+                    VG_(gdb_printf)("missing or malformed leak kinds set\n");
+                    return true;
+                }
+                kinds |= teardown;
+            } else if (word_is(word, "reachable"))
+                kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kIndirect) |
+                        leak_kind_bit(kPossible) | leak_kind_bit(kReachable) | teardown;
+            else if (word_is(word, "possibleleak"))
+                kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kIndirect) |
+                        leak_kind_bit(kPossible) | teardown;
+            else if (word_is(word, "definiteleak"))
+                kinds = leak_kind_bit(kDefinite) | teardown;
+            else if (word_is(word, "unlimited"))
+                limit = 0;
+            else if (word_is(word, "limited")) {
+                const HChar* n = VG_(strtok_r)(nullptr, " ", &save);
+                HChar* end = nullptr;
+                Long value = n ? VG_(strtoll10)(n, &end) : 0;
+                if (!n || *end) {
+                    VG_(gdb_printf)("missing or malformed integer value\n");
+                    return true;
+                }
+                if (value < 1) {
+                    VG_(gdb_printf)("max_loss_records_output must be >= 1, got %lld\n", value);
+                    return true;
+                }
+                limit = static_cast<UInt>(value);
+            } else if (word_is(word, "increased"))
                 which = LeakDelta::increased;
             else if (word_is(word, "changed"))
                 which = LeakDelta::changed;
@@ -142,7 +242,7 @@ bool monitor_command(const HChar* command) {
                 return true;
             }
         }
-        leak_check_now(which, full);
+        leak_check_now(which, full, kinds, limit);
         return true;
     }
     if (word_is(word, "report")) {
@@ -184,6 +284,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         *ret = 0;
         return True;
     }
+    if (custom_client_request(tid, args, ret)) return True;
     if (VG_IS_TOOL_USERREQ('M', 'C', args[0])) return mc_client_request(tid, args, ret);
     if (!VG_IS_TOOL_USERREQ('M', 'G', args[0])) return False;
     HChar text[512];
@@ -205,7 +306,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         break;
     }
     case VG_USERREQ__MEMGROW_LEAK_CHECK:
-        *ret = leak_check_now(LeakDelta::increased, true);
+        *ret = leak_check_now(LeakDelta::increased, true, clo.show_leak_kinds);
         break;
     case VG_USERREQ__MEMGROW_TEARDOWN:
         python_settle_warmup();

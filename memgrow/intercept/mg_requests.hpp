@@ -17,8 +17,16 @@ struct ReportHow {
 // (VG_(free) it) when the report was written.
 bool report_now(const HChar* path_pattern, const ReportHow& how, HChar** written = nullptr);
 // Scans for leaks now (a request, a monitor command) and prints the loss
-// records `which` selects and the summary. Returns the definitely and
+// records `which` and `kinds` (as --show-leak-kinds) select, at most `limit`
+// of them when not 0, and the summary. Returns the definitely and
 // indirectly lost bytes not suppressed.
-ULong leak_check_now(LeakDelta which, bool full);
+ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit = 0);
+// The LEAK SUMMARY of the last of those scans (memcheck's COUNT_LEAKS and
+// COUNT_LEAK_BLOCKS): by leak kind less what suppressions silence, the
+// suppressed at [kLeakKinds]; zeros before the first scan.
+struct LeakCounts {
+    ULong bytes[kLeakKinds + 1], blocks[kLeakKinds + 1];
+};
+const LeakCounts& last_leak_counts();
 extern bool forked_child;
 } // namespace mg

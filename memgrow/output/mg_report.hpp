@@ -19,8 +19,10 @@ void print_frame(const Frame& f, void* first_frame);
 // without deltas (any, and at exit); or, with deltas against the previous
 // scan, those that increased, changed, or are new (Valgrind 3.21's "new").
 enum class LeakDelta : UChar { any, increased, changed, fresh };
-// Loss records (--leak-check=full, --show-leak-kinds) and the LEAK SUMMARY.
-void print_leaks(const Analysis& a, LeakDelta which);
+// Loss records (--leak-check=full, --show-leak-kinds) and the LEAK SUMMARY;
+// with a limit, only that many of the records it would print, the largest
+// (memcheck's "limited N").
+void print_leaks(const Analysis& a, LeakDelta which, UInt limit = 0);
 // Lost bytes and blocks of the sites whose loss records are suppressed, by
 // leak kind, and their sum at [kLeakKinds].
 void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks);

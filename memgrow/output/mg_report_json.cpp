@@ -570,13 +570,17 @@ void write_errors(JsonWriter& w) {
         w.member("address", addr);
         w.member_u("count", e.count);
         if (e.extra.alloc_at) w.member_u("size", e.extra.size);
+        HChar text[256];
+        error_headline(e.kind, e.addr, e.extra, text, sizeof text);
+        w.member("message", text);
         if (is_address_kind(e.kind)) {
-            HChar text[256];
-            access_headline(e, text, sizeof text);
-            w.member("message", text);
             w.member("access", e.extra.write ? "write" : "read");
             if (e.kind != kParam && e.kind != kUser) w.member_u("access_size", e.extra.access_size);
             if (e.extra.what) w.member("param", e.extra.what);
+        }
+        // Described as memcheck describes an address (address errors, and
+        // custom allocators' bad frees and pools).
+        if (e.extra.ai.tag != Addr_Undescribed) {
             describe_text(e.addr, e.extra.ai, text, sizeof text);
             w.member("description", text);
         }

@@ -105,7 +105,7 @@ void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, UL
     }
 }
 
-void print_leaks(const Analysis& a, LeakDelta which) {
+void print_leaks(const Analysis& a, LeakDelta which, UInt limit) {
     bool deltas = which != LeakDelta::any;
     const LeakScan* scan = a.leaks;
     if (!scan) return;
@@ -145,16 +145,30 @@ void print_leaks(const Analysis& a, LeakDelta which) {
             }
         }
         VG_(ssort)(records, n, sizeof(Record), by_size);
+        auto shown = [&](const Record& r) {
+            if (!(clo.show_leak_kinds & (1u << r.kind))) return false;
+            if (r.teardown && !(clo.show_leak_kinds & kTeardownBit)) return false;
+            bool more = r.bytes + r.indirect > r.old_bytes || r.blocks > r.old_blocks;
+            bool same = r.bytes + r.indirect == r.old_bytes && r.blocks == r.old_blocks;
+            return !((which == LeakDelta::increased && !more) ||
+                     (which == LeakDelta::changed && same) ||
+                     (which == LeakDelta::fresh && r.old_blocks));
+        };
+        // Records are sorted smallest first: a limit skips the first ones.
+        UInt skip = 0;
+        if (limit) {
+            for (UInt i = 0; i < n; ++i)
+                skip += shown(records[i]);
+            skip = skip > limit ? skip - limit : 0;
+        }
         bool heading = false;
         for (UInt i = 0; i < n; ++i) {
             const Record& r = records[i];
-            if (!(clo.show_leak_kinds & (1u << r.kind))) continue;
-            if (r.teardown && !(clo.show_leak_kinds & kTeardownBit)) continue;
-            bool more = r.bytes + r.indirect > r.old_bytes || r.blocks > r.old_blocks;
-            bool same = r.bytes + r.indirect == r.old_bytes && r.blocks == r.old_blocks;
-            if ((which == LeakDelta::increased && !more) || (which == LeakDelta::changed && same) ||
-                (which == LeakDelta::fresh && r.old_blocks))
+            if (!shown(r)) continue;
+            if (skip) {
+                --skip;
                 continue;
+            }
             if (r.teardown && !heading) {
                 heading = true;
                 VG_(umsg)

@@ -11,6 +11,10 @@ const HChar* alloc_kind_name(AllocKind k) {
         return "new[]";
     case AllocKind::device:
         return "device";
+    case AllocKind::custom:
+        return "VALGRIND_MALLOCLIKE_BLOCK";
+    case AllocKind::pool:
+        return "VALGRIND_MEMPOOL_ALLOC";
     default:
         return "malloc";
     }
@@ -18,7 +22,7 @@ const HChar* alloc_kind_name(AllocKind k) {
 
 namespace {
 
-VgHashTable* tables[3];
+VgHashTable* tables[4];
 PoolAlloc* block_pool; // fixed-size nodes: cheaper than VG_(malloc) per block
 
 // The freed-block queue, as memcheck's: two FIFO lists, blocks of at least
@@ -51,6 +55,7 @@ void blocks_init() {
     tables[0] = VG_(HT_construct)("mg.blocks.host");
     tables[1] = VG_(HT_construct)("mg.blocks.device");
     tables[2] = VG_(HT_construct)("mg.blocks.vmm");
+    tables[3] = VG_(HT_construct)("mg.blocks.pool");
     block_pool = VG_(newPA)(sizeof(Block), 1000, VG_(malloc), "mg.blocks.pool", VG_(free));
     freed_pool = VG_(newPA)(sizeof(FreedNode), 1000, VG_(malloc), "mg.blocks.freed", VG_(free));
 }
@@ -83,6 +88,34 @@ void block_dispose(Block* b) {
     VG_(freeEltPA)(block_pool, b);
 }
 
+namespace {
+// Comparisons of nodes with the same key (VG_(HT_gen_lookup)): 0 when equal.
+Word same_node(const void* x, const void* y) {
+    return x != y;
+}
+Word same_pool(const void* x, const void* y) {
+    return static_cast<const Block*>(x)->pool != static_cast<const Block*>(y)->pool;
+}
+} // namespace
+
+void block_unlink(Table t, Block* b) {
+    VG_(HT_gen_remove)(tables[static_cast<UInt>(t)], b, same_node);
+}
+
+void block_move(Table t, Block* b, Addr to) {
+    block_unlink(t, b);
+    b->addr = to;
+    VG_(HT_add_node)(tables[static_cast<UInt>(t)], b);
+}
+
+Block* block_find_chunk(Addr addr, UInt pool) {
+    Block key;
+    key.addr = addr;
+    key.pool = pool;
+    return static_cast<Block*>(
+        VG_(HT_gen_lookup)(tables[static_cast<UInt>(Table::pool)], &key, same_pool));
+}
+
 Block* block_bracketing(Table t, Addr a, SizeT rz) {
     VgHashTable* h = tables[static_cast<UInt>(t)];
     Block* near = nullptr;
@@ -92,6 +125,10 @@ Block* block_bracketing(Table t, Addr a, SizeT rz) {
         if (a + rz >= b->addr && a < b->addr + b->size + rz) near = b;
     }
     return near;
+}
+
+UInt blocks_count(Table t) {
+    return VG_(HT_count_nodes)(tables[static_cast<UInt>(t)]);
 }
 
 Block** blocks_snapshot(Table t, UInt* n) {

@@ -8,9 +8,15 @@
 namespace mg {
 
 // How a block was allocated, to check that it is freed the matching way.
-enum class AllocKind : UChar { malloc, new_scalar, new_array, device };
+// custom: VALGRIND_MALLOCLIKE_BLOCK; pool: VALGRIND_MEMPOOL_ALLOC (mg_custom.cpp).
+enum class AllocKind : UChar { malloc, new_scalar, new_array, device, custom, pool };
 
 const HChar* alloc_kind_name(AllocKind k);
+
+// A custom allocator's block: its memory is the program's.
+inline bool custom_kind(AllocKind k) {
+    return k == AllocKind::custom || k == AllocKind::pool;
+}
 
 struct Block {
     Block* next; // VgHashNode layout: next, key
@@ -29,7 +35,10 @@ struct Block {
     UChar align_log2p1;
     // Host blocks: reachable when teardown began, or born after (mg_leak).
     UChar by_teardown;
-    UInt maps;
+    union {
+        UInt maps; // virtual-memory blocks: the mappings that use them
+        UInt pool; // mempool chunks: their pool's id (mg_custom.cpp)
+    };
 };
 
 // The alignment the program asked for, 0 for none.
@@ -58,7 +67,9 @@ struct DeviceFreed {
 // Host heap blocks and device-side blocks live in separate tables: a device
 // address is never a host heap address. Virtual-memory physical allocations
 // (cuMemCreate) are keyed by their handle, which is no address at all.
-enum class Table : UChar { host, device, vmm };
+// Mempool chunks have their own table, as in memcheck: a pool's first chunk
+// often starts where the malloc()ed block holding the pool does.
+enum class Table : UChar { host, device, vmm, pool };
 
 void blocks_init();
 Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind);
@@ -66,9 +77,17 @@ Block* block_find(Table t, Addr addr);
 // Removes the block from its table; the caller releases it with block_dispose.
 Block* block_remove(Table t, Addr addr);
 void block_dispose(Block* b);
+// Removes b itself from its table, though others may share its start (the
+// chunks of two mempools); the caller releases it with block_dispose.
+void block_unlink(Table t, Block* b);
+// Gives a block of table t a new start (a mempool chunk moved or trimmed).
+void block_move(Table t, Block* b, Addr to);
+// The chunk of the mempool with this id at addr, if any.
+Block* block_find_chunk(Addr addr, UInt pool);
 // A live block whose payload or redzones of rz bytes hold a (a linear
 // search: for error descriptions only); null if none.
 Block* block_bracketing(Table t, Addr a, SizeT rz);
+UInt blocks_count(Table t);
 // Every live block of a table, in no order (VG_(malloc)ed; null when none).
 Block** blocks_snapshot(Table t, UInt* n);
 

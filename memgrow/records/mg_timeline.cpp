@@ -90,6 +90,16 @@ void timeline_free(Site* s, SizeT bytes) {
     s->live_blocks--;
 }
 
+void timeline_resize(Site* s, SizeT from, SizeT to) {
+    s->live_bytes_now += to - from; // modulo 2^64: a shrink subtracts
+    if (tl.torn_down) return;
+    record(s, static_cast<i64>(to) - static_cast<i64>(from));
+    if (to <= from) return;
+    tl.bytes_allocated += to - from;
+    s->allocated_bytes += to - from;
+    if (static_cast<ULong>(s->clock.live) > s->peak_bytes) s->peak_bytes = s->clock.live;
+}
+
 void timeline_recharge(Site* from, Site* to, SizeT bytes) {
     from->live_bytes_now -= bytes;
     from->live_blocks_now--;

@@ -36,6 +36,9 @@ ULong clock_end();
 
 void timeline_alloc(Site* s, SizeT bytes);
 void timeline_free(Site* s, SizeT bytes);
+// A live block changes size in place (a custom allocator's resize): the
+// bytes it gains are allocated at its site, those it loses freed.
+void timeline_resize(Site* s, SizeT from, SizeT to);
 // A live block changes hands (memory revived from a free list): its bytes
 // leave `from`'s series and join `to`'s at the current clock, which does not
 // move (nothing was allocated from the heap).

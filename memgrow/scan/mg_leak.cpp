@@ -1,4 +1,5 @@
 #include "scan/mg_leak.hpp"
+#include "checks/mg_errors.hpp"
 #include "records/mg_blocks.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_python.hpp"
@@ -33,6 +34,11 @@ struct ClientMemory {
     ULong scanned = 0;
 
     template <class F> void for_each_word(usize lo, usize hi, F f) {
+        for_each_word_at(lo, hi, [&](usize, usize value) { f(value); });
+    }
+
+    // The same, with each word's address: f(address, value).
+    template <class F> void for_each_word_at(usize lo, usize hi, F f) {
         usize begin = (lo + kWord - 1) & ~(kWord - 1);
         usize end = hi & ~(kWord - 1);
         if (begin >= end) return;
@@ -46,7 +52,7 @@ struct ClientMemory {
             if (VG_(am_is_valid_for_client)(p, kWord, VKI_PROT_READ)) {
                 scanned += page_end - p;
                 for (; p < page_end; p += kWord)
-                    f(*reinterpret_cast<const volatile usize*>(p));
+                    f(p, *reinterpret_cast<const volatile usize*>(p));
             }
             p = page_end;
         }
@@ -107,6 +113,10 @@ struct Registers {
     UInt n_sps;
 };
 Registers* regs_sink;
+
+// The registers of every thread now (release them with release_registers).
+Registers collect_registers();
+void release_registers(Registers& r);
 
 void collect_register(ThreadId, const HChar* name, UWord value) {
     Registers* r = regs_sink;
@@ -190,13 +200,9 @@ struct CudaObjects {
     }
 };
 
-// with_registers: the registers' values are roots too (memcheck's scan).
-// The scan when teardown begins leaves them out: at exit()'s or
-// Py_FinalizeEx's entry they hold the caller's scratch values (a pointer a
-// memset just returned), which the scan at exit no longer sees, and a block
-// only they reach was already lost by the program.
-void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda,
-                bool with_registers) {
+// The memory roots: f(lo, hi, segment) for each root segment, from its scan
+// floor up.
+template <class F> void for_each_root_range(const Registers& regs, F f) {
     Int n_starts = 0;
     Addr* starts = VG_(get_segment_starts)(SkFileC | SkAnonC | SkShmC, &n_starts);
     for (Int i = 0; i < n_starts; ++i) {
@@ -205,17 +211,33 @@ void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda
         Addr floor = scan_floor(seg, regs);
         if (VG_(clo_verbosity) > 2) VG_(dmsg)
         ("memgrow: scanning root segment %#lx..%#lx from %#lx\n", seg->start, seg->end, floor);
-        scanner.scan_root_range(floor, seg->end + 1, cuda.owns_segment(seg));
+        f(floor, seg->end + 1, seg);
     }
     VG_(free)(starts);
+}
+
+// with_registers: the registers' values are roots too (memcheck's scan).
+// The scan when teardown begins leaves them out: at exit()'s or
+// Py_FinalizeEx's entry they hold the caller's scratch values (a pointer a
+// memset just returned), which the scan at exit no longer sees, and a block
+// only they reach was already lost by the program.
+void scan_roots(Scanner& scanner, const Registers& regs, const CudaObjects& cuda,
+                bool with_registers) {
+    for_each_root_range(regs, [&](Addr lo, Addr hi, const NSegment* seg) {
+        scanner.scan_root_range(lo, hi, cuda.owns_segment(seg));
+    });
     for (UInt i = 0; with_registers && i < regs.n; ++i)
         scanner.root_word(regs.values[i]);
 }
 
+// By address; at one address the larger block first, then a malloc()ed one
+// before a custom allocator's, so that a block holding others precedes them.
 Int by_address(const void* x, const void* y) {
-    Addr a = (*static_cast<Block* const*>(x))->addr;
-    Addr b = (*static_cast<Block* const*>(y))->addr;
-    return a < b ? -1 : a > b ? 1 : 0;
+    const Block* a = *static_cast<Block* const*>(x);
+    const Block* b = *static_cast<Block* const*>(y);
+    if (a->addr != b->addr) return a->addr < b->addr ? -1 : 1;
+    if (a->size != b->size) return a->size > b->size ? -1 : 1;
+    return Int(custom_kind(a->kind)) - Int(custom_kind(b->kind));
 }
 
 LeakScan* scans[2]; // the last scan, the one before
@@ -263,25 +285,40 @@ void leak_init() {
 
 namespace {
 
-// Host and device-side blocks, by address: device pointers kept in host
-// memory keep device blocks alive (virtual-memory handles are no addresses
-// and stay out of the scan).
+void append(Block** all, UInt* n, Table t) {
+    UInt k = 0;
+    Block** some = blocks_snapshot(t, &k);
+    for (UInt i = 0; i < k; ++i)
+        all[(*n)++] = some[i];
+    if (some) VG_(free)(some);
+}
+
+// Host, mempool and device-side blocks, by address: device pointers kept in
+// host memory keep device blocks alive (virtual-memory handles are no
+// addresses and stay out of the scan). As memcheck, a block that holds a
+// custom allocator's block (the malloc()ed arena of a MALLOCLIKE block or a
+// mempool chunk) is left out: its parts are what the program uses.
 Block** scan_blocks(UInt* n) {
-    UInt n_host = 0, n_device = 0;
-    Block** host = blocks_snapshot(Table::host, &n_host);
-    Block** device = blocks_snapshot(Table::device, &n_device);
-    *n = n_host + n_device;
-    Block** all = host;
-    if (n_device) {
-        all = static_cast<Block**>(VG_(malloc)("mg.leak.blocks", *n * sizeof(Block*)));
-        for (UInt i = 0; i < n_host; ++i)
-            all[i] = host[i];
-        for (UInt i = 0; i < n_device; ++i)
-            all[n_host + i] = device[i];
-        if (host) VG_(free)(host);
-        VG_(free)(device);
+    const Table tables[] = {Table::host, Table::pool, Table::device};
+    UInt cap = 0;
+    for (Table t : tables)
+        cap += blocks_count(t);
+    *n = 0;
+    if (!cap) return nullptr;
+    auto** all = static_cast<Block**>(VG_(malloc)("mg.leak.blocks", cap * sizeof(Block*)));
+    for (Table t : tables)
+        append(all, n, t);
+    VG_(ssort)(all, *n, sizeof(Block*), by_address);
+    UInt kept = 0;
+    for (UInt i = 0; i < *n; ++i) {
+        const Block* b = all[i];
+        const Block* next = i + 1 < *n ? all[i + 1] : nullptr;
+        Addr end = b->addr + b->size;
+        if (next && custom_kind(next->kind) && next->addr < end && next->addr + next->size <= end)
+            continue;
+        all[kept++] = all[i];
     }
-    if (*n) VG_(ssort)(all, *n, sizeof(Block*), by_address);
+    *n = kept;
     return all;
 }
 
@@ -317,14 +354,7 @@ Walk walk(bool with_registers) {
         view[i] = reach::Block{b->addr, b->size, flags};
     }
 
-    Registers regs;
-    regs.cap = VG_N_THREADS * 32;
-    regs.values = static_cast<UWord*>(VG_(malloc)("mg.leak.regs", regs.cap * sizeof(UWord)));
-    regs.sps = static_cast<Addr*>(VG_(malloc)("mg.leak.sps", VG_N_THREADS * sizeof(Addr)));
-    regs.n = regs.n_sps = 0;
-    regs_sink = &regs;
-    VG_(apply_to_GP_regs)(collect_register);
-
+    Registers regs = collect_registers();
     ClientMemory mem;
     Scanner scanner(view, n, w.marks, stack, clo.heuristics, mem);
     scan_roots(scanner, regs, cuda, with_registers);
@@ -338,12 +368,79 @@ Walk walk(bool with_registers) {
     scanner.finish();
     w.scanned = mem.scanned;
 
-    VG_(free)(regs.values);
-    VG_(free)(regs.sps);
+    release_registers(regs);
     VG_(free)(stack);
     VG_(free)(view);
     return w;
 }
+
+Registers collect_registers() {
+    Registers regs;
+    regs.cap = VG_N_THREADS * 32;
+    regs.values = static_cast<UWord*>(VG_(malloc)("mg.leak.regs", regs.cap * sizeof(UWord)));
+    regs.sps = static_cast<Addr*>(VG_(malloc)("mg.leak.sps", VG_N_THREADS * sizeof(Addr)));
+    regs.n = regs.n_sps = 0;
+    regs_sink = &regs;
+    VG_(apply_to_GP_regs)(collect_register);
+    return regs;
+}
+
+void release_registers(Registers& r) {
+    VG_(free)(r.values);
+    VG_(free)(r.sps);
+}
+
+Addr searched;
+SizeT searched_len;
+
+// A word holding a pointer into the searched range, as memcheck prints it.
+void report_pointer(Addr at, Addr value) {
+    if (value < searched || value >= searched + searched_len) return;
+    if (value == searched)
+        VG_(umsg)("*%#lx points at %#lx\n", at, searched);
+    else
+        VG_(umsg)
+        ("*%#lx interior points at %lu bytes inside %#lx\n", at, value - searched, searched);
+    pp_describe_address(at);
+}
+
+void report_register(ThreadId tid, const HChar* name, UWord value) {
+    if (value < searched || value >= searched + searched_len) return;
+    if (value == searched)
+        VG_(umsg)("tid %u register %s pointing at %#lx\n", tid, name, searched);
+    else
+        VG_(umsg)
+    ("tid %u register %s interior pointing %lu bytes inside %#lx\n", tid, name, value - searched,
+     searched);
+}
+
+} // namespace
+
+void leak_who_points_at(Addr a, SizeT len) {
+    if (len == 1)
+        VG_(umsg)("Searching for pointers to %#lx\n", a);
+    else
+        VG_(umsg)("Searching for pointers pointing in %lu bytes from %#lx\n", len, a);
+    searched = a;
+    searched_len = len;
+    ClientMemory mem;
+    Registers regs = collect_registers();
+    for_each_root_range(regs, [&](Addr lo, Addr hi, const NSegment*) {
+        mem.for_each_word_at(lo, hi, report_pointer);
+    });
+    release_registers(regs);
+    // The blocks the leak scan reads (device memory is not host memory).
+    UInt n = 0;
+    Block** blocks = scan_blocks(&n);
+    for (UInt i = 0; i < n; ++i)
+        if (blocks[i]->kind != AllocKind::device)
+            mem.for_each_word_at(blocks[i]->addr, blocks[i]->addr + blocks[i]->size,
+                                 report_pointer);
+    if (blocks) VG_(free)(blocks);
+    VG_(apply_to_GP_regs)(report_register);
+}
+
+namespace {
 
 void release(Walk& w) {
     VG_(free)(w.marks);

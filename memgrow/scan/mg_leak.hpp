@@ -52,5 +52,8 @@ void leak_scan_teardown();
 // A block allocated after the teardown scan belongs to the teardown.
 void block_born_in_teardown(Block* b);
 const LeakScan* leak_scan_previous(); // null before the second
+// memcheck's monitor who_points_at: every word of the roots and of the live
+// blocks, and every register, that points into [a, a+len), described.
+void leak_who_points_at(Addr a, SizeT len);
 
 } // namespace mg

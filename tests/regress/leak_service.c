@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     keep_block();
+    fprintf(stderr, "kept %p\n", (void*)kept); /* for monitor who_points_at */
     for (int phase = 1; phase <= 2; phase++) {
         for (int i = 0; i < (phase == 1 ? 3 : 2); i++)
             lose_block(i); /* BATCH_HERE */

@@ -230,7 +230,8 @@ class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
         # help: memgrow's monitor commands, leak_check with its arguments.
         self.assertIn("memgrow monitor commands:", helptext)
         self.assertRegex(helptext,
-                         r"(?m)^\s*leak_check \[full\|summary\] \[increased\|changed\|new\|any\]")
+                         r"(?m)^\s*leak_check \[full\|summary\] \[kinds <set>\|reachable\|possibleleak\|"
+                         r"definiteleak\]\n\s*\[increased\|changed\|new\|any\]")
 
         # First scan: both records of phase 1, and the summary.
         recs = records(first)
@@ -282,6 +283,86 @@ class LeakCheckOverVgdb(TestCase):  # vgdb ships with valgrind: never skipped
         self.assertEqual(s["definitely lost"], (596, None, 7, None), log)
         # five leak_check commands and the exit scan (help scans nothing)
         self.assertEqual(rep["leak_check"]["scans"], 6, rep["leak_check"])
+
+
+class MemcheckMonitorArguments(TestCase):
+    """memcheck's leak_check arguments (kinds, reachable, definiteleak,
+    limited), who_points_at and check_memory addressable, over vgdb
+    (leak_service.c)."""
+
+    @classmethod
+    def setUpClass(cls):
+        with tempfile.TemporaryDirectory(prefix="memgrow-test-vgdb-") as tmp:
+            svc = mgtest.Service(tmp, [program("leak_service"), os.path.join(tmp, "go"),
+                                       os.path.join(tmp, "stop")],
+                                 options=["--addressability=yes"])
+            try:
+                svc.expect("ready 1")
+                cls.kept = re.search(r"^kept (0x[0-9a-f]+)$", svc.log(), re.M).group(1)
+                cls.out = {name: svc.vgdb(*cmd.split()) for name, cmd in (
+                    ("who", f"who_points_at {cls.kept}"),
+                    ("who_interior", f"who_points_at {int(cls.kept, 16) - 8:#x} 16"),
+                    ("who_null", "who_points_at 0x0"),
+                    ("reachable", "leak_check full reachable any"),
+                    ("limited", "leak_check full definiteleak any limited 1"),
+                    ("definite", "leak_check full definiteleak any"),
+                    ("kinds", "leak_check full kinds possible,reachable any"),
+                    ("bad_kinds", "leak_check kinds lost"),
+                    ("bad_limit", "leak_check limited 0"),
+                    ("null", "check_memory addressable 0x0 8"),
+                    ("defined", "check_memory defined 0x0"),
+                    ("help", "help"))}
+                svc.touch(svc.go)
+                svc.expect("ready 2")
+                cls.rc = svc.finish()
+                cls.log = svc.log()
+            finally:
+                svc.close()
+
+    def test_kinds(self):
+        self.assertEqual(self.rc, 0, self.log)
+        every = records(self.out["reachable"])
+        kinds = {r["kind"] for r in every}
+        self.assertIn("definitely", kinds, self.out["reachable"])
+        self.assertIn("still reachable in loss record", self.out["reachable"])
+        self.assertEqual({r["kind"] for r in records(self.out["definite"])}, {"definitely"})
+        self.assertNotIn("still reachable in loss record", self.out["definite"])
+        # kinds possible,reachable: no definite records (leak_service has no
+        # possibly lost block), the reachable ones.
+        self.assertEqual(records(self.out["kinds"]), [], self.out["kinds"])
+        self.assertIn("still reachable in loss record", self.out["kinds"])
+
+    def test_limited_keeps_the_largest(self):
+        both = records(self.out["definite"])
+        self.assertEqual(len(both), 2, self.out["definite"])
+        (one,) = records(self.out["limited"])
+        self.assertEqual(one["bytes"], max(r["bytes"] for r in both), self.out["limited"])
+        self.assertEqual(self.out["limited"].count("in loss record"), 1, self.out["limited"])
+
+    def test_malformed_arguments(self):
+        self.assertIn("missing or malformed leak kinds set", self.out["bad_kinds"])
+        self.assertIn("max_loss_records_output must be >= 1, got 0", self.out["bad_limit"])
+        self.assertNotIn("LEAK SUMMARY", self.out["bad_kinds"] + self.out["bad_limit"])
+
+    def test_who_points_at(self):
+        # The global `kept` holds the block's address: memcheck's lines.
+        out = self.out["who"]
+        self.assertIn(f"Searching for pointers to {self.kept}", out)
+        found = re.search(r"\*(0x[0-9a-f]+) points at " + self.kept + r"\n(?:==\d+==)? Address \1 is "
+                          r"0 bytes inside data symbol \"kept\"", out)
+        self.assertIsNotNone(found, out)
+        out = self.out["who_interior"]
+        self.assertIn(f"Searching for pointers pointing in 16 bytes from "
+                      f"{int(self.kept, 16) - 8:#x}", out)
+        self.assertRegex(out, r"\*0x[0-9a-f]+ interior points at 8 bytes inside ")
+        self.assertIn("Cannot search who points at 0x0", self.out["who_null"])
+
+    def test_check_memory_addressable(self):
+        out = self.out["null"]
+        self.assertIn("Address 0x0 len 8 not addressable:\nbad address 0x0", out)
+        self.assertIn("Address 0x0 is not stack'd, malloc'd or (recently) free'd", out)
+        self.assertIn("memgrow checks addressable only", self.out["defined"])
+        self.assertRegex(self.out["help"], r"(?m)^\s*check_memory addressable <addr> \[<len>\]")
 
 
 class ErrorExitcode(TestCase):
@@ -371,6 +452,85 @@ class LeakCheckModes(TestCase):
         bad = run([program("leak_lost_block")], options=["--show-leak-kinds=lost"])
         self.assertNotEqual(bad.rc, 0, bad.log)
         self.assertIn("--show-leak-kinds", bad.log)
+
+
+class MemcheckLeakRequests(TestCase):
+    """memcheck.h's DO_LEAK_CHECK, DO_ADDED/CHANGED/QUICK_LEAK_CHECK,
+    COUNT_LEAKS and COUNT_LEAK_BLOCKS from leak_requests.c: memgrow prints
+    and counts what memcheck prints and counts for the same program."""
+
+    LOST = ("definitely lost", "indirectly lost", "possibly lost", "suppressed")
+    COUNTS = re.compile(r"^counts (\w+): ((?:\d+ ){4})blocks ((?:\d+ ?){4})$", re.M)
+
+    @classmethod
+    def setUpClass(cls):
+        from test_leaks import memcheck
+        argv = [program("leak_requests")]
+        cls.mc_rc, cls.mc_log = memcheck(argv)
+        cls.r = run(argv)
+
+    def counts(self, log):
+        return {m.group(1): ([int(x) for x in m.group(2).split()],
+                             [int(x) for x in m.group(3).split()])
+                for m in self.COUNTS.finditer(log)}
+
+    def mid_run(self, log):
+        """The log up to the program's last line: the four requested checks."""
+        return log[:log.index("counts last:")]
+
+    def test_summaries_are_memchecks(self):
+        self.assertEqual((self.mc_rc, self.r.rc), (0, 0), self.r.log)
+        mine, theirs = summaries(self.r.log), summaries(self.mc_log)
+        self.assertEqual(len(theirs), 5, self.mc_log)  # four requests, and the exit's
+        self.assertEqual(len(mine), 5, self.r.log)
+        for i, (m, t) in enumerate(zip(mine, theirs)):
+            with self.subTest(check=i):
+                for label in self.LOST:
+                    self.assertEqual(m[label], t[label], f"{label}:\n{self.r.log}")
+                # Reachable: the same changes; memgrow's one more block
+                # (libc's environment copy) until exit.
+                mb, md, mn, mdn = m["still reachable"]
+                tb, td, tn, tdn = t["still reachable"]
+                self.assertEqual((md, mdn), (td, tdn), self.r.log)
+                self.assertIn(mn - tn, (0, 1), self.r.log)
+                self.assertGreaterEqual(mb, tb)
+        # What the program was written to produce (memcheck's numbers).
+        self.assertEqual(theirs[0]["definitely lost"], (0, None, 0, None))
+        self.assertEqual(theirs[0]["still reachable"], (220, None, 3, None))
+        self.assertEqual(theirs[1]["definitely lost"], (300, 300, 2, 2))
+        self.assertEqual(theirs[2]["possibly lost"], (64, 64, 1, 1))
+        self.assertEqual(theirs[2]["still reachable"][1::2], (-70, -1))
+        self.assertEqual(theirs[3]["definitely lost"], (300, None, 2, None))
+
+    def test_records_are_memchecks(self):
+        key = lambda r: (r["bytes"], r["delta_bytes"], r["blocks"], r["delta_blocks"], r["kind"],
+                         r["stack"])
+        mine = [key(r) for r in records(self.mid_run(self.r.log))]
+        theirs = [key(r) for r in records(self.mid_run(self.mc_log))]
+        self.assertEqual(mine, theirs, f"--- memgrow:\n{self.r.log}\n--- memcheck:\n{self.mc_log}")
+        src = f"{SRC}/leak_requests.c"
+        # ADDED lists the two new definite records, CHANGED the possible one;
+        # QUICK none.
+        self.assertEqual([(r[0], r[4], r[5][0][1]) for r in mine],
+                         [(100, "definitely", source_line(src, "/* FIRST_LOST_HERE")),
+                          (200, "definitely", source_line(src, "/* SECOND_LOST_HERE")),
+                          (64, "possibly", source_line(src, "/* INTERIOR_HERE"))])
+
+    def test_counts_are_memchecks(self):
+        mine, theirs = self.counts(self.r.log), self.counts(self.mc_log)
+        self.assertEqual(set(theirs), {"before", "first", "last"}, self.mc_log)
+        self.assertEqual(theirs["first"], ([0, 0, 220, 0], [0, 0, 3, 0]))
+        self.assertEqual(theirs["last"], ([300, 64, 250, 0], [2, 1, 2, 0]))
+        # The reachable environment copy apart, the same values.
+        offset = mine["first"][0][2] - theirs["first"][0][2]
+        for when in theirs:
+            with self.subTest(when=when):
+                m, t = mine[when], theirs[when]
+                self.assertEqual((m[0][:2], m[0][3], m[1][:2], m[1][3]),
+                                 (t[0][:2], t[0][3], t[1][:2], t[1][3]), self.r.log)
+                if when != "before":
+                    self.assertEqual(m[0][2] - t[0][2], offset, self.r.log)
+                    self.assertIn(m[1][2] - t[1][2], (0, 1), self.r.log)
 
 
 class Parsers(unittest.TestCase):

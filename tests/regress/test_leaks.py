@@ -152,6 +152,20 @@ CASES = {
         definite=(48 + 2000, 2), indirect=(99 * 48, 99), possible=(0, 0), reachable=(0, 0),
         sites={"NODE_HERE": (48, 99 * 48, 0), "LOST_HERE": (2000, 0, 0), "HEAD_HERE": (0, 0, 0)},
         teardown={"NODE_HERE": (48, 99 * 48, 0), "LOST_HERE": (0, 0, 0)}),
+    # Custom allocators annotated with valgrind.h's requests: the malloc()ed
+    # arena or superblock holding their blocks is left out, as memcheck
+    # leaves it out.
+    "custom_arena": dict(
+        src="custom_arena.c",
+        definite=(20000, 100), indirect=(0, 0), possible=(0, 0),
+        reachable=(20000 * 32 + 150, 20001),
+        sites={"LOST_HERE": (20000, 0, 0), "GROW_HERE": (0, 0, 0), "BUFFER_HERE": (0, 0, 0)}),
+    "custom_pool": dict(
+        src="custom_pool.c",
+        definite=(320, 5), indirect=(0, 0), possible=(0, 0),
+        reachable=(5000 * 32 + 9 * 100 + 120 + 48 + 24, 5012),
+        sites={"LOST_HERE": (320, 0, 0), "GROW_HERE": (0, 0, 0), "KEPT_HERE": (0, 0, 0),
+               "TRIMMED_HERE": (0, 0, 0)}),
 }
 NO_HEURISTICS = ["--leak-check-heuristics=none"]
 
@@ -328,6 +342,12 @@ class Leaks(TestCase):
 
     def test_stdstring_and_newarray_heuristics(self):
         self.check_case("leak_cxx_interior")
+
+    def test_malloclike_blocks_in_a_malloced_arena(self):
+        self.check_case("custom_arena")
+
+    def test_mempool_chunks_in_malloced_superblocks(self):
+        self.check_case("custom_pool")
 
     def test_multipleinheritance_heuristic(self):
         self.check_case("leak_multi_inherit")

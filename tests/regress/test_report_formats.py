@@ -207,5 +207,105 @@ class ReportFormats(unittest.TestCase):
 SRC_ROOT = os.path.abspath(os.environ.get("MG_SRC_DIR", os.path.join(os.path.dirname(__file__),
                                                                       "..", "..")))
 
+
+ARENA = "tests/regress/custom_arena.c"
+
+
+class ErrorFormats(unittest.TestCase):
+    """errors[] in sarif, junit and html: custom_arena's use after FREELIKE
+    and redzone write (--addressability=yes) and its FREELIKE of no block,
+    each error a SARIF result (rule: its kind), a failing JUnit testcase and
+    a row of the HTML page's errors table, in memcheck's words at the
+    innermost user frame."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="memgrow-formats-errors-")
+        cls.files = []
+        for name, args in (("uaf", ["uaf", "mmap"]), ("badfree", ["badfree"])):
+            path = os.path.join(cls.tmp, f"{name}.json")
+            p = subprocess.run([VALGRIND, "--tool=memgrow", "--addressability=yes",
+                                f"--json-file={path}", program("custom_arena"), *args],
+                               cwd=cls.tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+            assert p.returncode == 0, p.stdout
+            cls.files.append(path)
+        cls.errors = []
+        for path in cls.files:
+            with open(path) as f:
+                cls.errors += json.load(f)["errors"]
+        # (kind, message, line of the innermost frame in custom_arena.c)
+        cls.want = [("Addr1", "Invalid read of size 1", source_line(ARENA, "READ_FREED")),
+                    ("Addr1", "Invalid write of size 1", source_line(ARENA, "WRITE_REDZONE")),
+                    ("InvalidFree", "Invalid free() / delete / delete[] / realloc()",
+                     source_line(ARENA, "/* FREELIKE_HERE"))]
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_the_reports_have_the_errors(self):
+        self.assertEqual([(e["kind"], e["message"], e["frames"][0]["line"]) for e in self.errors],
+                         self.want)
+
+    def test_sarif_result_per_error(self):
+        out = os.path.join(self.tmp, "errors.sarif")
+        p = report("sarif", *self.files, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            log = json.load(f)
+        if os.path.exists(SCHEMA):  # test_sarif_is_valid_against_the_official_schema says so
+            import jsonschema
+            with open(SCHEMA) as f:
+                jsonschema.validate(log, json.load(f))
+        run = log["runs"][0]
+        rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
+        results = [r for r in run["results"] if not r["ruleId"].startswith("memgrow/")]
+        got = []
+        for r in results:
+            self.assertEqual(rules[r["ruleIndex"]], r["ruleId"])
+            self.assertEqual(r["level"], "error")
+            loc = r["locations"][0]
+            self.assertTrue(loc["physicalLocation"]["artifactLocation"]["uri"]
+                            .endswith("custom_arena.c"), loc)
+            got.append((r["ruleId"], r["message"]["text"].split(":")[0],
+                        loc["physicalLocation"]["region"]["startLine"]))
+        self.assertEqual(got, self.want)
+        # The use after free's message has memcheck's description.
+        self.assertIn("is 8 bytes inside a block of size 40 free'd", results[0]["message"]["text"])
+        self.assertEqual(results[0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"],
+                         "main")
+
+    def test_junit_failing_testcase_per_error(self):
+        out = os.path.join(self.tmp, "errors.xml")
+        p = report("junit", *self.files, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        root = ET.parse(out).getroot()
+        got = []
+        for case in root.iter("testcase"):
+            failure = case.find("failure")
+            if failure is None or failure.get("type") in ("leaked", "growing"):
+                continue
+            self.assertTrue(case.get("file").endswith("custom_arena.c"))
+            self.assertIn("custom_arena.c", failure.text)  # the stack
+            got.append((failure.get("type"), failure.get("message").split(":")[0],
+                        int(case.get("line"))))
+        self.assertEqual(got, self.want)
+        for suite in root.findall("testsuite"):
+            self.assertEqual(int(suite.get("failures")), len(suite.findall("testcase/failure")))
+        self.assertEqual(int(root.get("failures")), len(root.findall("testsuite/testcase/failure")))
+
+    def test_html_errors_table(self):
+        out = os.path.join(self.tmp, "errors.html")
+        p = report("html", *self.files, "-o", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(out) as f:
+            page = f.read()
+        self.assertIn("<h3>Errors <span class=\"muted\">(2)</span></h3>", page)
+        self.assertIn("<h3>Errors <span class=\"muted\">(1)</span></h3>", page)
+        self.assertIn("Invalid read of size 1: Address", page)
+        self.assertIn("Invalid free() / delete / delete[] / realloc()", page)
+
+
 if __name__ == "__main__":
     unittest.main()
