@@ -241,7 +241,7 @@ class HybridMemo {
     UWord hash_ = 0;
     ULong hits_ = 0;
 };
-HybridMemo memo;
+__constinit HybridMemo memo;
 
 } // namespace
 
