@@ -286,6 +286,8 @@ class Reader {
             s.growth = quiet;
         if (const json* m = member(extra, "mark_series"))
             sparse(*m, x + "/mark_series", mark_buckets, &s.mark_series);
+        else // all zero (a marked report leaves such a series out)
+            s.mark_series.resize(mark_buckets);
         opt_integer_or_null(extra, x, "pid", s.pid);
         opt_integer_or_null(extra, x, "process", s.process);
         if (python) {

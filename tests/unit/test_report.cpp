@@ -522,6 +522,21 @@ BOOST_AUTO_TEST_CASE(format2_expands_to_the_format1_layout) {
     }
 }
 
+BOOST_AUTO_TEST_CASE(format2_a_marked_row_without_mark_series_holds_zeros) {
+    json j = report_v2();
+    j["mark_buckets"] = 3;
+    j["sites"][0][12]["mark_series"] = {1, 8};
+    Report r = parse(j);
+    BOOST_TEST(r.sites[0].mark_series.dense() == (std::vector<std::int64_t>{0, 8, 8}));
+    BOOST_TEST(r.sites[1].mark_series.dense() == (std::vector<std::int64_t>{0, 0, 0}));
+    json v1 = expand_document(j);
+    BOOST_TEST(v1["sites"][0]["mark_series"] == json({0, 8, 8}));
+    BOOST_TEST(v1["sites"][1]["mark_series"] == json({0, 0, 0}));
+    // Unmarked: no mark series at all.
+    BOOST_TEST(parse(report_v2()).sites[1].mark_series.empty());
+    BOOST_TEST(!expand_document(report_v2())["sites"][1].contains("mark_series"));
+}
+
 BOOST_AUTO_TEST_CASE(format2_refuses_broken_stacks_and_rows) {
     json j = report_v2();
     j["stacks"][3] = 2; // node 1's caller is itself or later: a cycle
