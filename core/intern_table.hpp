@@ -1,18 +1,22 @@
-// Interns pairs of 64-bit keys as dense ids 0, 1, 2, ... in order of first
-// sight: the frame table and the stack tree of a format-2 report (a frame is
-// (code word, epoch and inline depth), a stack node (frame, caller node)).
+// Interns pairs of keys as dense ids 0, 1, 2, ... in order of first sight:
+// the frame table and the stack tree of a format-2 report (a frame is (code
+// word, inline depth) with its epoch as payload; a stack node (frame,
+// caller node + 1), two 32-bit keys and no payload).
 //
 // Header-only and allocation-agnostic: the tool passes VG_(malloc), the unit
-// tests malloc. Memory is the keys themselves (16 bytes an id) plus an
-// open-addressing index at most half full (8 to 16 bytes an id), and a
-// payload of 8 bytes an id.
+// tests malloc. Memory is the keys themselves (8 bytes a node, 16 a frame,
+// plus 4 of payload) in chunks that are never moved, so growing neither
+// copies them nor holds two copies at once, and an open-addressing index at
+// most three quarters full (about 5 to 11 bytes an id). A million stacks of
+// a big program are two to three million nodes: this is most of what the
+// report costs the tool.
 #pragma once
 
 #include "types.hpp"
 
 namespace mg {
 
-class InternTable {
+template <typename Key, bool kPayload> class BasicInternTable {
   public:
     using Alloc = void* (*)(usize bytes);
     using Release = void (*)(void* p);
@@ -20,42 +24,58 @@ class InternTable {
 
     // No destructor: the tool keeps tables in globals and runs no static
     // destructors. reset() frees the memory.
-    constexpr InternTable(Alloc alloc, Release release) : alloc_(alloc), release_(release) {}
-    InternTable(const InternTable&) = delete;
-    InternTable& operator=(const InternTable&) = delete;
+    constexpr BasicInternTable(Alloc alloc, Release release) : alloc_(alloc), release_(release) {}
+    BasicInternTable(const BasicInternTable&) = delete;
+    BasicInternTable& operator=(const BasicInternTable&) = delete;
 
     // The id of (a, b), added when new with `payload` (kept beside the key,
-    // not part of it); kNone when memory ran out.
-    u32 intern(u64 a, u64 b, u64 payload = 0) {
-        if ((size_ + 1) * 2 > slots_ && !grow()) return kNone;
+    // not part of it; ignored without one); kNone when memory ran out.
+    u32 intern(Key a, Key b, u32 payload = 0) {
+        if ((static_cast<u64>(size_) + 1) * 4 > slots_ * 3 && !grow()) return kNone;
         u64 mask = slots_ - 1;
         for (u64 i = hash(a, b) & mask;; i = (i + 1) & mask) {
             u32 id = index_[i];
             if (id == kNone) {
-                if (size_ == cap_ && !grow_keys()) return kNone;
-                a_[size_] = a, b_[size_] = b, p_[size_] = payload;
+                if (size_ == cap_ && !add_chunk()) return kNone;
+                Pair& k = pair(size_);
+                k.a = a, k.b = b;
+                if constexpr (kPayload) payloads_[size_ >> kShift][size_ & kMask] = payload;
                 index_[i] = size_;
                 return size_++;
             }
-            if (a_[id] == a && b_[id] == b) return id;
+            const Pair& k = pair(id);
+            if (k.a == a && k.b == b) return id;
         }
     }
 
     u32 size() const { return size_; }
-    u64 first(u32 id) const { return a_[id]; }
-    u64 second(u32 id) const { return b_[id]; }
-    u64 payload(u32 id) const { return p_[id]; }
+    Key first(u32 id) const { return pair(id).a; }
+    Key second(u32 id) const { return pair(id).b; }
+    u32 payload(u32 id) const {
+        static_assert(kPayload, "a table without payload");
+        return payloads_[id >> kShift][id & kMask];
+    }
 
     void reset() {
+        for (u32 c = 0; c < cap_ >> kShift; ++c) {
+            release_(pairs_[c]);
+            if constexpr (kPayload) release_(payloads_[c]);
+        }
+        if (pairs_) release_(pairs_);
+        if (payloads_) release_(payloads_);
         if (index_) release_(index_);
-        if (a_) release_(a_);
-        if (b_) release_(b_);
-        if (p_) release_(p_);
-        index_ = nullptr, a_ = b_ = p_ = nullptr;
-        size_ = cap_ = 0, slots_ = 0;
+        index_ = nullptr, pairs_ = nullptr, payloads_ = nullptr;
+        size_ = cap_ = 0, slots_ = 0, chunk_slots_ = 0;
     }
 
   private:
+    struct Pair {
+        Key a, b;
+    };
+    static constexpr u32 kShift = 14, kChunk = 1u << kShift, kMask = kChunk - 1;
+
+    Pair& pair(u32 id) const { return pairs_[id >> kShift][id & kMask]; }
+
     static u64 hash(u64 a, u64 b) {
         u64 h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
         return h ^ (h >> 29);
@@ -68,7 +88,7 @@ class InternTable {
         for (u64 i = 0; i < n; ++i)
             index[i] = kNone;
         for (u32 id = 0; id < size_; ++id)
-            for (u64 i = hash(a_[id], b_[id]) & (n - 1);; i = (i + 1) & (n - 1))
+            for (u64 i = hash(pair(id).a, pair(id).b) & (n - 1);; i = (i + 1) & (n - 1))
                 if (index[i] == kNone) {
                     index[i] = id;
                     break;
@@ -78,33 +98,52 @@ class InternTable {
         return true;
     }
 
-    bool grow_keys() {
-        u32 cap = cap_ ? cap_ * 2 : 512;
-        auto* a = static_cast<u64*>(alloc_(cap * sizeof(u64)));
-        auto* b = static_cast<u64*>(alloc_(cap * sizeof(u64)));
-        auto* p = static_cast<u64*>(alloc_(cap * sizeof(u64)));
-        if (!a || !b || !p) {
-            if (a) release_(a);
-            if (b) release_(b);
-            if (p) release_(p);
+    // One more chunk of keys (and payloads); the chunk directory doubles.
+    bool add_chunk() {
+        u32 c = cap_ >> kShift;
+        if (c == chunk_slots_) {
+            u32 n = chunk_slots_ ? chunk_slots_ * 2 : 16;
+            auto* pairs = static_cast<Pair**>(alloc_(n * sizeof(Pair*)));
+            auto* payloads = kPayload ? static_cast<u32**>(alloc_(n * sizeof(u32*))) : nullptr;
+            if (!pairs || (kPayload && !payloads)) {
+                if (pairs) release_(pairs);
+                if (payloads) release_(payloads);
+                return false;
+            }
+            for (u32 i = 0; i < c; ++i) {
+                pairs[i] = pairs_[i];
+                if constexpr (kPayload) payloads[i] = payloads_[i];
+            }
+            if (pairs_) release_(pairs_);
+            if (payloads_) release_(payloads_);
+            pairs_ = pairs, payloads_ = payloads, chunk_slots_ = n;
+        }
+        auto* pairs = static_cast<Pair*>(alloc_(kChunk * sizeof(Pair)));
+        auto* payloads = kPayload ? static_cast<u32*>(alloc_(kChunk * sizeof(u32))) : nullptr;
+        if (!pairs || (kPayload && !payloads)) {
+            if (pairs) release_(pairs);
+            if (payloads) release_(payloads);
             return false;
         }
-        for (u32 i = 0; i < size_; ++i)
-            a[i] = a_[i], b[i] = b_[i], p[i] = p_[i];
-        if (a_) release_(a_), release_(b_), release_(p_);
-        a_ = a, b_ = b, p_ = p, cap_ = cap;
+        pairs_[c] = pairs;
+        if constexpr (kPayload) payloads_[c] = payloads;
+        cap_ += kChunk;
         return true;
     }
 
     Alloc alloc_;
     Release release_;
     u32* index_ = nullptr;
-    u64* a_ = nullptr;
-    u64* b_ = nullptr;
-    u64* p_ = nullptr;
-    u32 size_ = 0, cap_ = 0;
+    Pair** pairs_ = nullptr;   // chunks of kChunk keys
+    u32** payloads_ = nullptr; // chunks of kChunk payloads (kPayload only)
+    u32 size_ = 0, cap_ = 0, chunk_slots_ = 0;
     u64 slots_ = 0;
 };
+
+// Frames: (code word, inline depth), the epoch of their first sight beside.
+using FrameInternTable = BasicInternTable<u64, true>;
+// Stack nodes: (frame id, caller node + 1).
+using NodeInternTable = BasicInternTable<u32, false>;
 
 // Sparse series, as format 2 writes them (docs/output-format.md): a level
 // series as its change points (bucket, value) where the value differs from

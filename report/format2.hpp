@@ -183,6 +183,8 @@ J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J 
     }
     if (const J* marks = get("mark_series"))
         s["mark_series"] = dense(*marks, mark_buckets, true, "/12/mark_series");
+    else if (mark_buckets) // a marked report leaves out a series with no change
+        s["mark_series"] = dense(J::array(), mark_buckets, true, "/12/mark_series");
     s["frames"] = std::move(frames);
     if (python) {
         const J* subs = get("sites");

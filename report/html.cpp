@@ -123,7 +123,7 @@ std::int64_t lost_bytes(const Site& s) {
 }
 
 std::string space_label(const Site& s) {
-    return s.device ? fmt::format("{} {}", s.space, *s.device) : s.space;
+    return s.device ? fmt::format("{} {}", s.space.str(), *s.device) : s.space.str();
 }
 
 std::string frame_html(const Frame& f) {
@@ -154,7 +154,7 @@ std::string stack_html(const std::vector<Frame>& frames, std::size_t max) {
 }
 
 std::string evidence_html(const Report& r, const Site& s) {
-    const Growth& g = s.growth;
+    const Growth& g = *s.growth;
     std::string unit = markup_escape(clock_unit(r.time_unit));
     std::string out = "<dl class=\"evidence\">";
     auto item = [&](const std::string& k, const std::string& v) {
@@ -184,7 +184,7 @@ std::string evidence_html(const Report& r, const Site& s) {
                                              g.rule == "staircase" ? "due at" : "overdue since",
                                              with_commas(*g.next_step_at), unit));
     if (g.released_at_end) item("at end", "released (the last bucket gave back half the level)");
-    if (s.suppressed) item("suppressed", markup_escape(s.suppression));
+    if (s.suppressed) item("suppressed", markup_escape(s.suppression.str()));
     return out + "</dl>";
 }
 
@@ -370,12 +370,12 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
                        markup_escape(s->python ? python_headline(r, *s) : user_frame_label(*s)),
                        markup_escape(space_label(*s)), site_name(*s));
         out += evidence_html(r, *s);
-        std::vector<ChartSeries> one{{site_name(*s), s->series, class_color(s->cls)}};
+        std::vector<ChartSeries> one{{site_name(*s), s->series.dense(), class_color(s->cls)}};
         // The evidence on the chart: the warm-up, where the rise began and stopped.
         std::vector<ChartEvent> events;
         if (r.warmup_end > 0) events.push_back({"warm-up", r.warmup_end});
-        if (s->growth.began_at) events.push_back({"began", *s->growth.began_at});
-        if (s->growth.stopped_at) events.push_back({"stopped", *s->growth.stopped_at});
+        if (s->growth->began_at) events.push_back({"began", *s->growth->began_at});
+        if (s->growth->stopped_at) events.push_back({"stopped", *s->growth->stopped_at});
         out += svg_chart(ends, one, x_label, "chart site-chart", 560, 200, events);
         out += "<details class=\"card-stack\"><summary>stack</summary>\n";
         out += stack_html(s->frames, o.frames);

@@ -122,10 +122,11 @@ json site_table_data(const Report& r, const std::vector<const Site*>& listed, st
                                     live[i]->live_bytes, live[i]->live_blocks,
                                     in.stack(live[i]->frames)});
         }
-        std::string space = s->device ? fmt::format("{} {}", s->space, *s->device) : s->space;
+        std::string space =
+            s->device ? fmt::format("{} {}", s->space.str(), *s->device) : s->space.str();
         rows.push_back({s->id, s->python ? 1 : 0, static_cast<int>(s->cls), in.string(space),
-                        s->live_bytes, s->peak_bytes, lost_of(*s), finite(s->growth.rate),
-                        finite(s->growth.confidence), title ? in.frame(s->frames[*title]) : -1,
+                        s->live_bytes, s->peak_bytes, lost_of(*s), finite(s->growth->rate),
+                        finite(s->growth->confidence), title ? in.frame(s->frames[*title]) : -1,
                         in.stack(s->frames),
                         s->python ? static_cast<std::int64_t>(s->sub_sites.size()) : 0,
                         std::move(sub_rows), s->suppressed ? 1 : 0});

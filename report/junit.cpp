@@ -104,7 +104,7 @@ void print_suite(std::string& out, const Suite& suite) {
             (s->python ? python_headline(*suite.report, *s) : site_title(*s)) + ": " + evidence;
         if (s->suppressed)
             fmt::format_to(it, "      <skipped message=\"{}\"/>\n",
-                           markup_escape("suppressed by " + s->suppression));
+                           markup_escape("suppressed by " + s->suppression.str()));
         else
             fmt::format_to(it, "      <failure type=\"{}\" message=\"{}\">{}\n{}</failure>\n",
                            class_name(s->cls), markup_escape(evidence), markup_escape(evidence),

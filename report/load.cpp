@@ -226,14 +226,12 @@ class Reader {
         return out;
     }
 
-    // A format-2 sparse series (docs/output-format.md), checked; dense in
-    // `out` when given. `changes`: a level holds from its bucket on.
-    void sparse(const json& v, const std::string& where, std::size_t buckets, bool changes,
-                std::vector<std::int64_t>* out) const {
+    // A format-2 sparse series (docs/output-format.md), checked; into `out`
+    // when given. `changes`: a level holds from its bucket on.
+    void sparse(const json& v, const std::string& where, std::size_t buckets, Series* out) const {
         array(v, where);
         if (v.size() % 2) fail(where, "a sparse series holds pairs [bucket, value, ...]");
-        if (out) out->reserve(buckets);
-        std::int64_t value = 0;
+        if (out) out->reserve(v.size() / 2);
         std::size_t next = 0;
         for (std::size_t i = 0; i < v.size(); i += 2) {
             std::int64_t b = integer(v[i], where + "/" + std::to_string(i));
@@ -241,14 +239,10 @@ class Reader {
                 fail(where + "/" + std::to_string(i),
                      fmt::format("bucket {} is out of order or past the {} buckets", b, buckets));
             std::int64_t x = integer(v[i + 1], where + "/" + std::to_string(i + 1));
-            if (out) {
-                out->resize(static_cast<std::size_t>(b), changes ? value : 0);
-                out->push_back(x);
-            }
-            value = x;
+            if (out) out->change(static_cast<std::uint32_t>(b), x);
             next = static_cast<std::size_t>(b) + 1;
         }
-        if (out) out->resize(buckets, changes ? value : 0);
+        if (out) out->resize(buckets);
     }
 
     // A format-2 row (docs/output-format.md) straight into the model: the
@@ -257,7 +251,7 @@ class Reader {
     // `quiet`: the report's "quiet_growth" (the evidence a row leaves out);
     // `mark_buckets`: the length of the mark series (stored as change points).
     Site row(const json& v, const std::string& where, bool python, std::size_t buckets,
-             const Growth& quiet, std::size_t mark_buckets) const {
+             const Shared<Growth>& quiet, std::size_t mark_buckets) const {
         array(v, where);
         if (v.size() < format2::kRowFields)
             fail(where, fmt::format("a site row has {} fields, this one {}", format2::kRowFields,
@@ -273,22 +267,27 @@ class Reader {
         for (std::size_t i = 0; i < 7; ++i)
             *counts[i] = integer(v[3 + i], at(3 + i));
         if (s.live_bytes < 0) fail(at(3), "a byte count cannot be negative");
-        sparse(v[10], at(10), buckets, true, &s.series);
-        sparse(v[11], at(11), buckets, false, nullptr);
+        sparse(v[10], at(10), buckets, &s.series);
+        sparse(v[11], at(11), buckets, nullptr);
         const json& extra = object(v[12], at(12));
         std::string x = at(12);
-        s.space = "host";
-        opt_string(extra, x, "space", s.space);
+        std::string space = "host";
+        opt_string(extra, x, "space", space);
+        s.space = space;
         opt_integer_or_null(extra, x, "device", s.device);
         opt_bool(extra, x, "suppressed", s.suppressed);
-        opt_string(extra, x, "suppression", s.suppression);
+        std::string suppression;
+        opt_string(extra, x, "suppression", suppression);
+        s.suppression = suppression;
         if (const json* l = member(extra, "lost")) s.lost = lost(*l, x + "/lost");
         if (const json* g = member(extra, "growth"))
             s.growth = growth(*g, x + "/growth");
         else
             s.growth = quiet;
         if (const json* m = member(extra, "mark_series"))
-            sparse(*m, x + "/mark_series", mark_buckets, true, &s.mark_series);
+            sparse(*m, x + "/mark_series", mark_buckets, &s.mark_series);
+        else // all zero (a marked report leaves such a series out)
+            s.mark_series.resize(mark_buckets);
         opt_integer_or_null(extra, x, "pid", s.pid);
         opt_integer_or_null(extra, x, "process", s.process);
         if (python) {
@@ -319,7 +318,9 @@ class Reader {
         int_field("at_exit_bytes", s.at_exit_bytes);
         opt_integer(v, where, "at_exit_blocks", s.at_exit_blocks);
         s.suppressed = boolean(required(v, where, "suppressed"), where + "/suppressed");
-        opt_string(v, where, "suppression", s.suppression);
+        std::string suppression;
+        opt_string(v, where, "suppression", suppression);
+        s.suppression = suppression;
         if (const json* l = member(v, "lost")) s.lost = lost(*l, where + "/lost");
         s.growth = growth(required(v, where, "growth"), where + "/growth");
         s.series = integers(required(v, where, "series"), where + "/series");
@@ -691,7 +692,19 @@ class Assembler {
                 reader_.fail(where + e.at, e.what());
             }
         } else if (array == "stacks") {
-            stacks_.push_back(reader_.integer(v, where));
+            // Straight into the tree's arrays, 4 bytes a number; what needs
+            // the whole file (frames, earlier nodes) is checked in finish().
+            std::int64_t x = reader_.integer(v, where);
+            if (i % 2 == 0) {
+                if (x < 0 || x >= std::int64_t{StackTree::kNoNode})
+                    reader_.fail(where, fmt::format("frame {} is not in \"frames\"", x));
+                tree_->node_frame.push_back(static_cast<std::uint32_t>(x));
+            } else {
+                if (x < -1 || x >= std::int64_t{StackTree::kNoNode})
+                    reader_.fail(where, fmt::format("caller node {} is not an earlier node", x));
+                tree_->node_parent.push_back(x < 0 ? StackTree::kNoNode
+                                                   : static_cast<std::uint32_t>(x));
+            }
         } else {
             bool python = array == "python_sites";
             auto& list = python ? r.python_sites : r.sites;
@@ -710,7 +723,7 @@ class Assembler {
                     std::int64_t node = reader_.integer(v[1], where + "/1");
                     if (node < 0 || node >= std::int64_t{StackTree::kNoNode})
                         reader_.fail(where + "/1", "not a stack node");
-                    pending_.push_back({python, list.size() - 1, static_cast<std::uint32_t>(node)});
+                    list.back().frames = FrameList::unlinked(static_cast<std::uint32_t>(node));
                 }
             } else {
                 if (!first_object_) first_object_ = where;
@@ -728,54 +741,46 @@ class Assembler {
         if (r.version == 2 && first_object_)
             reader_.fail(*first_object_, "expected an array (a format-2 site row), found an "
                                          "object");
-        if (stacks_.size() % 2) reader_.fail("/stacks", "the stacks are pairs (frame, caller)");
-        std::size_t n = stacks_.size() / 2;
+        std::size_t n = tree_->node_frame.size();
+        if (tree_->node_parent.size() != n)
+            reader_.fail("/stacks", "the stacks are pairs (frame, caller)");
         if (n >= StackTree::kNoNode) reader_.fail("/stacks", "too many stack nodes");
-        tree_->node_frame.resize(n);
-        tree_->node_parent.resize(n);
         tree_->node_depth.resize(n);
         for (std::size_t i = 0; i < n; ++i) {
-            std::int64_t frame = stacks_[2 * i], parent = stacks_[2 * i + 1];
-            if (frame < 0 || static_cast<std::size_t>(frame) >= tree_->frames.size())
+            std::uint32_t frame = tree_->node_frame[i], parent = tree_->node_parent[i];
+            if (frame >= tree_->frames.size())
                 reader_.fail(fmt::format("/stacks/{}", 2 * i),
                              fmt::format("frame {} is not in \"frames\" ({} frames)", frame,
                                          tree_->frames.size()));
             // A caller comes before its callees: the tree has no cycle.
-            if (parent < -1 || parent >= static_cast<std::int64_t>(i))
+            if (parent != StackTree::kNoNode && parent >= i)
                 reader_.fail(fmt::format("/stacks/{}", 2 * i + 1),
                              fmt::format("caller node {} is not an earlier node", parent));
-            tree_->node_frame[i] = static_cast<std::uint32_t>(frame);
-            tree_->node_parent[i] =
-                parent < 0 ? StackTree::kNoNode : static_cast<std::uint32_t>(parent);
-            tree_->node_depth[i] = parent < 0 ? 1 : tree_->node_depth[parent] + 1;
+            tree_->node_depth[i] = parent == StackTree::kNoNode ? 1 : tree_->node_depth[parent] + 1;
         }
-        stacks_ = {};
         std::shared_ptr<const StackTree> tree = std::move(tree_);
-        for (const auto& p : pending_) {
-            if (p.node >= n)
-                reader_.fail(
-                    fmt::format("/{}/{}/1", p.python ? "python_sites" : "sites", p.index),
-                    fmt::format("stack node {} is not in \"stacks\" ({} nodes)", p.node, n));
-            (p.python ? r.python_sites : r.sites)[p.index].frames = FrameList(tree, p.node);
-        }
+        for (auto* list : {&r.sites, &r.python_sites})
+            for (std::size_t i = 0; i < list->size(); ++i) {
+                FrameList& f = (*list)[i].frames;
+                if (f.in_tree() || f.node() == StackTree::kNoNode) continue; // own frames
+                if (f.node() >= n)
+                    reader_.fail(
+                        fmt::format("/{}/{}/1", list == &r.python_sites ? "python_sites" : "sites",
+                                    i),
+                        fmt::format("stack node {} is not in \"stacks\" ({} nodes)", f.node(), n));
+                f.link(tree);
+            }
         return std::move(r);
     }
 
   private:
-    struct Pending {
-        bool python;
-        std::size_t index;
-        std::uint32_t node;
-    };
     Reader reader_;
     json& root_;
     std::uint64_t input_size_;
     bool has_scan_ = false;
-    std::optional<Growth> quiet_;
+    std::optional<Shared<Growth>> quiet_; // one evidence for every quiet row
     Report r;
     std::unique_ptr<StackTree> tree_ = std::make_unique<StackTree>();
-    std::vector<std::int64_t> stacks_;
-    std::vector<Pending> pending_;
     std::optional<std::string> first_row_, first_object_;
 };
 

@@ -88,7 +88,7 @@ std::string python_headline(const Report& r, const Site& s) {
     if (s.process && static_cast<std::size_t>(*s.process) < r.processes.size())
         time_unit = r.processes[static_cast<std::size_t>(*s.process)].time_unit;
     return fmt::format("{}, {} in {} blocks, {:+.2g} B per {}", where, human_bytes(s.live_bytes),
-                       with_commas(s.live_blocks), s.growth.rate, clock_unit(time_unit));
+                       with_commas(s.live_blocks), s.growth->rate, clock_unit(time_unit));
 }
 
 std::int64_t site_pid(const Report& r, const Site& s) {
@@ -105,8 +105,8 @@ std::string evidence_text(const Report& r, const Site& s) {
         out += fmt::format("{} bytes definitely and {} indirectly lost; ",
                            with_commas(s.lost->definite), with_commas(s.lost->indirect));
     out += fmt::format("{} bytes in {} blocks live (peak {}), {} space", with_commas(s.live_bytes),
-                       with_commas(s.live_blocks), with_commas(s.peak_bytes), s.space);
-    const Growth& g = s.growth;
+                       with_commas(s.live_blocks), with_commas(s.peak_bytes), s.space.str());
+    const Growth& g = *s.growth;
     if (g.rule == "trend" || g.rule == "refleak" || g.rule == "staircase" || g.rate != 0)
         out += fmt::format("; growth {:+.4g} bytes per {} ({:+.4g} per bucket), {} rule, "
                            "confidence {:.2g}",

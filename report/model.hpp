@@ -5,6 +5,7 @@
 
 #include "../core/classify.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace mg::report {
@@ -101,6 +103,15 @@ class FrameList {
     FrameList(std::shared_ptr<const StackTree> tree, std::uint32_t node)
         : tree_(std::move(tree)), node_(node) {}
 
+    // A format-2 site read before its report's tree is whole: the node
+    // now, the tree once it is (link).
+    static FrameList unlinked(std::uint32_t node) {
+        FrameList f;
+        f.node_ = node;
+        return f;
+    }
+    void link(std::shared_ptr<const StackTree> tree) { tree_ = std::move(tree); }
+
     bool in_tree() const { return tree_ != nullptr; }
     std::uint32_t node() const { return node_; }
     std::size_t size() const {
@@ -149,6 +160,92 @@ class FrameList {
     std::uint32_t node_ = StackTree::kNoNode;
 };
 
+// A string that many sites hold (a space, a suppression's name): one copy for
+// the process, the site keeps a pointer to it. Assigned from any string.
+class Interned {
+  public:
+    Interned() : s_(&pool("")) {}
+    Interned(const std::string& s) : s_(&pool(s)) {} // NOLINT: reads as the string
+    Interned(const char* s) : s_(&pool(s)) {}        // NOLINT
+    const std::string& str() const { return *s_; }
+    operator const std::string&() const { return *s_; } // NOLINT
+    bool empty() const { return s_->empty(); }
+    friend bool operator==(const Interned& a, const Interned& b) { return a.s_ == b.s_; }
+    friend bool operator!=(const Interned& a, const Interned& b) { return a.s_ != b.s_; }
+
+  private:
+    // Never shrinks: a site may outlive its report (merge copies sites).
+    static const std::string& pool(const std::string& s) {
+        static std::unordered_set<std::string> strings;
+        return *strings.insert(s).first;
+    }
+    const std::string* s_;
+};
+
+// A value many sites share (a million quiet sites have the same growth
+// evidence): read as a const T, replaced whole; a default one reads as T{}.
+template <class T> class Shared {
+  public:
+    Shared() = default;
+    Shared(T v) : p_(std::make_shared<const T>(std::move(v))) {} // NOLINT: a T is a Shared<T>
+    const T& operator*() const { return p_ ? *p_ : fallback(); }
+    const T* operator->() const { return &**this; }
+
+  private:
+    static const T& fallback() {
+        static const T t{};
+        return t;
+    }
+    std::shared_ptr<const T> p_;
+};
+
+// Live bytes per bucket held as change points, as format 2 stores them: a
+// level holds from its bucket until the next point, 0 before the first. A
+// million sites that changed in a bucket or two keep a point or two each,
+// not every bucket; what is shown reads it dense.
+class Series {
+  public:
+    struct Point {
+        std::uint32_t bucket;
+        std::int64_t value;
+        bool operator==(const Point& o) const { return bucket == o.bucket && value == o.value; }
+    };
+    Series() = default;
+    Series(const std::vector<std::int64_t>& dense) { // NOLINT: a dense series is a series
+        for (std::size_t i = 0; i < dense.size(); ++i)
+            change(static_cast<std::uint32_t>(i), dense[i]);
+        resize(dense.size());
+    }
+    // The level from `bucket` on is `value` (buckets in increasing order);
+    // a point that changes nothing is not kept, so equal series compare equal.
+    void change(std::uint32_t bucket, std::int64_t value) {
+        if (value != (points_.empty() ? 0 : points_.back().value))
+            points_.push_back({bucket, value});
+    }
+    void reserve(std::size_t points) { points_.reserve(points); }
+    void resize(std::size_t buckets) { buckets_ = static_cast<std::uint32_t>(buckets); }
+    std::size_t size() const { return buckets_; }
+    bool empty() const { return buckets_ == 0; }
+    const std::vector<Point>& points() const { return points_; }
+    std::vector<std::int64_t> dense() const {
+        std::vector<std::int64_t> out(buckets_, 0);
+        for (std::size_t i = 0; i < points_.size(); ++i) {
+            std::size_t to = i + 1 < points_.size() ? points_[i + 1].bucket : buckets_;
+            std::fill(out.begin() + points_[i].bucket,
+                      out.begin() + std::min<std::size_t>(to, buckets_), points_[i].value);
+        }
+        return out;
+    }
+    friend bool operator==(const Series& a, const Series& b) {
+        return a.buckets_ == b.buckets_ && a.points_ == b.points_;
+    }
+    friend bool operator!=(const Series& a, const Series& b) { return !(a == b); }
+
+  private:
+    std::vector<Point> points_;
+    std::uint32_t buckets_ = 0;
+};
+
 struct Growth {
     std::optional<SiteClass> history_class; // `growth.class`: what the series alone gives
     std::string rule;                       // trend, refleak, staircase, level, none
@@ -167,21 +264,24 @@ struct Lost {
     std::int64_t definite = 0, indirect = 0, possible = 0;
 };
 
+// A million of these make a big report's model: what most sites share (the
+// space, the quiet growth evidence, their callers' frames) is held once, the
+// series as change points.
 struct Site {
     std::int64_t id = 0;
-    std::string space; // host, device, managed, pinned
+    Interned space; // host, device, managed, pinned
     std::optional<std::int64_t> device;
     SiteClass cls = SiteClass::stable;
     std::int64_t live_bytes = 0, live_blocks = 0, peak_bytes = 0;
     std::int64_t allocated_bytes = 0, allocated_blocks = 0;
     std::int64_t at_exit_bytes = 0, at_exit_blocks = 0;
     bool suppressed = false;
-    std::string suppression;
+    Interned suppression;
     std::optional<Lost> lost; // only with a leak scan
-    Growth growth;
-    std::vector<std::int64_t> series;      // live bytes at the end of each bucket
-    std::vector<std::int64_t> mark_series; // live bytes per mark bucket (marked programs)
-    FrameList frames;                      // innermost first
+    Shared<Growth> growth;
+    Series series;      // live bytes at the end of each bucket
+    Series mark_series; // live bytes per mark bucket (marked programs)
+    FrameList frames;   // innermost first
     // A merged report's sites (memgrow-report merge) name their process:
     // `pid` and the index into Report::processes.
     std::optional<std::int64_t> pid, process;

@@ -175,12 +175,12 @@ json sarif_log(const std::vector<Report>& reports, const SarifOptions& o) {
             if (!related.empty()) result["relatedLocations"] = std::move(related);
             result["partialFingerprints"] = {{"memgrowSiteKey/v1", site_key(s)}};
             json props = {{"class", class_name(s.cls)},
-                          {"space", s.space},
+                          {"space", s.space.str()},
                           {"pid", site_pid(r, s)},
                           {"live_bytes", s.live_bytes},
                           {"peak_bytes", s.peak_bytes},
-                          {"growth_rate", s.growth.rate},
-                          {"confidence", s.growth.confidence},
+                          {"growth_rate", s.growth->rate},
+                          {"confidence", s.growth->confidence},
                           {"report", r.path},
                           {"user_frame", at && at->user},
                           {"python_site", s.python}};

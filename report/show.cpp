@@ -58,12 +58,13 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
     if (s.device) space += fmt::format(" (device {})", *s.device);
     fmt::format_to(it, "{} bytes in {} blocks live (peak {}), {} space{}\n",
                    with_commas(s.live_bytes), with_commas(s.live_blocks), with_commas(s.peak_bytes),
-                   space, s.suppressed ? fmt::format(", suppressed by {}", s.suppression) : "");
+                   space,
+                   s.suppressed ? fmt::format(", suppressed by {}", s.suppression.str()) : "");
     if (s.lost && (s.lost->definite || s.lost->indirect || s.lost->possible))
         fmt::format_to(it, "  lost: {} definitely, {} indirectly, {} possibly\n",
                        with_commas(s.lost->definite), with_commas(s.lost->indirect),
                        with_commas(s.lost->possible));
-    const Growth& g = s.growth;
+    const Growth& g = *s.growth;
     if (g.rule != "none" && !g.rule.empty()) {
         fmt::format_to(it, "  growth: {} bytes per {}, {} per bucket", rate_text(g.rate),
                        clock_unit(r.time_unit), rate_text(g.rate_per_bucket));
@@ -77,12 +78,13 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
                            with_commas(*g.next_step_at));
     }
     if (!s.series.empty()) {
-        auto [lo, hi] = std::minmax_element(s.series.begin(), s.series.end());
-        fmt::format_to(it, "  series: {}  {} .. {} bytes\n", sparkline(s.series, o.width, o.ascii),
+        std::vector<std::int64_t> series = s.series.dense();
+        auto [lo, hi] = std::minmax_element(series.begin(), series.end());
+        fmt::format_to(it, "  series: {}  {} .. {} bytes\n", sparkline(series, o.width, o.ascii),
                        with_commas(*lo), with_commas(*hi));
     }
     if (!s.mark_series.empty())
-        fmt::format_to(it, "  per mark: {}\n", sparkline(s.mark_series, o.width, o.ascii));
+        fmt::format_to(it, "  per mark: {}\n", sparkline(s.mark_series.dense(), o.width, o.ascii));
     if (s.python) { // the Python stack, then the largest native sub-sites
         for (std::size_t i = 0; i < std::min(o.frames, s.frames.size()); ++i)
             fmt::format_to(it, "    {} {}\n", i ? "by" : "at", frame_label(s.frames[i]));
@@ -122,7 +124,8 @@ bool site_matches(const Site& s, const ShowOptions& o) {
     if (!o.classes.empty() &&
         std::find(o.classes.begin(), o.classes.end(), s.cls) == o.classes.end())
         return false;
-    if (!o.spaces.empty() && std::find(o.spaces.begin(), o.spaces.end(), s.space) == o.spaces.end())
+    if (!o.spaces.empty() &&
+        std::find(o.spaces.begin(), o.spaces.end(), s.space.str()) == o.spaces.end())
         return false;
     auto any_frame = [&](auto pred) { return std::any_of(s.frames.begin(), s.frames.end(), pred); };
     if (!o.files.empty() && !any_frame([&](const Frame& f) {

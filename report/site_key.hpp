@@ -36,7 +36,7 @@ inline std::string frame_label(const Frame& f) {
 }
 
 inline SiteKey site_key(const Site& s) {
-    SiteKey key = s.space + ":";
+    SiteKey key = s.space.str() + ":";
     for (std::size_t i = 0; i < s.frames.size(); ++i)
         key += (i ? " <- " : " ") + frame_label(s.frames[i]);
     return key;

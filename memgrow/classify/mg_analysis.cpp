@@ -43,7 +43,7 @@ void analyse(Analysis* a) {
     ClassifyParams p;
     p.warmup_buckets = a->warmup_buckets;
     p.mark_warmup = clo.mark_warmup;
-    a->growth = static_cast<Growth*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(Growth)));
+    a->growth.init(a->n_sites);
     a->growth_class =
         static_cast<SiteClass*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(SiteClass)));
     a->leaks = leak_scan_last(); // none with --leak-check=no, unless requested
@@ -55,12 +55,13 @@ void analyse(Analysis* a) {
         const Site* s = site_at(id);
         const i64* marks = a->n_mark_buckets ? mark_levels(s, a->n_mark_buckets, scratch) : nullptr;
         i64 levels[kBuckets];
-        a->growth[id] = classify(s->clock.levels(levels, a->n_buckets), a->n_buckets, marks,
-                                 a->n_mark_buckets, p);
-        a->growth_class[id] = a->growth[id].cls;
+        Growth g = classify(s->clock.levels(levels, a->n_buckets), a->n_buckets, marks,
+                            a->n_mark_buckets, p);
+        a->growth_class[id] = g.cls;
         if (a->leaks && id < a->leaks->n_sites && leaked_bytes(a->leaks->sites[id]) > 0)
-            a->growth[id].cls = SiteClass::leaked;
-        UInt k = static_cast<UInt>(a->growth[id].cls);
+            g.cls = SiteClass::leaked;
+        a->growth.set(id, g);
+        UInt k = static_cast<UInt>(g.cls);
         a->sites_in[k]++;
         a->bytes_in[k] += static_cast<ULong>(s->clock.live);
     }
@@ -103,10 +104,54 @@ void analysis_release(Analysis* a) {
     python_sites_release(a);
     if (a->class_suppressed_by) VG_(free)(a->class_suppressed_by);
     if (a->leak_suppressed_by) VG_(free)(a->leak_suppressed_by);
-    VG_(free)(a->growth);
+    a->growth.release();
     VG_(free)(a->growth_class);
-    a->growth = nullptr;
     a->growth_class = nullptr;
+}
+
+// The same evidence, field by field (a rule by its pointer: the classifier's
+// literals; at worst an equal one is held twice).
+static bool same_growth(const Growth& x, const Growth& y) {
+    return x.cls == y.cls && x.rule == y.rule && x.rate == y.rate && x.confidence == y.confidence &&
+           x.z == y.z && x.began == y.began && x.stopped == y.stopped &&
+           x.rate_per_mark == y.rate_per_mark && x.marks_used == y.marks_used &&
+           x.marks_adding == y.marks_adding && x.released_at_end == y.released_at_end &&
+           x.steps == y.steps && x.next_step == y.next_step;
+}
+
+void GrowthTable::init(UInt n_sites) {
+    release();
+    of_site_ = static_cast<u32*>(VG_(malloc)("mg.analysis", (n_sites + 1) * sizeof(u32)));
+}
+
+// Compared with the previous site's evidence and the last stable one: quiet
+// sites share theirs wherever they lie among the others.
+void GrowthTable::set(UInt id, const Growth& g) {
+    u32 k;
+    if (n_ && same_growth(g, distinct_[previous_]))
+        k = previous_;
+    else if (n_ && same_growth(g, distinct_[stable_]))
+        k = stable_;
+    else
+        k = add(g);
+    if (g.cls == SiteClass::stable) stable_ = k;
+    of_site_[id] = previous_ = k;
+}
+
+u32 GrowthTable::add(const Growth& g) {
+    if (n_ == cap_) {
+        cap_ = cap_ ? cap_ * 2 : 64;
+        distinct_ = static_cast<Growth*>(
+            VG_(realloc)("mg.analysis.growth", distinct_, cap_ * sizeof(Growth)));
+    }
+    distinct_[n_] = g;
+    return n_++;
+}
+
+void GrowthTable::release() {
+    if (of_site_) VG_(free)(of_site_);
+    if (distinct_) VG_(free)(distinct_);
+    *this = GrowthTable();
 }
 
 ULong staircase_due(const Growth& g) {

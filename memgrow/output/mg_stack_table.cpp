@@ -17,10 +17,10 @@ void table_free(void* p) {
 // calls were inlined at it. The epoch of its first sight symbolises it (as
 // records/mg_symbols.cpp keeps one epoch per address): sites made before and
 // after a dlopen share their frames. Nodes are (frame, caller node + 1).
-__constinit InternTable frames_table(table_alloc, table_free);
-__constinit InternTable nodes_table(table_alloc, table_free);
-InternTable* const frames = &frames_table;
-InternTable* const nodes = &nodes_table;
+__constinit FrameInternTable frames_table(table_alloc, table_free);
+__constinit NodeInternTable nodes_table(table_alloc, table_free);
+FrameInternTable* const frames = &frames_table;
+NodeInternTable* const nodes = &nodes_table;
 
 constexpr UInt kMaxStackFrames = 4096;
 
@@ -35,7 +35,7 @@ void collect(const Frame& f, void* ctx) {
     auto* c = static_cast<Collect*>(ctx);
     if (c->n == kMaxStackFrames || c->failed) return;
     UInt id = frames->intern(f.ip, f.inlined, c->ep.n);
-    if (id == InternTable::kNone)
+    if (id == FrameInternTable::kNone)
         c->failed = true;
     else
         c->ids[c->n++] = id;
@@ -80,13 +80,14 @@ UInt stack_table_add(const StackWord* words, UInt n, DiEpoch ep) {
     if (c.failed || c.n == 0) return kNoStack;
     // From the outermost frame in: a caller's node is shared by every stack
     // that passes through it.
-    u64 parent = 0;
+    u32 parent = 0;
     for (UInt i = c.n; i-- > 0;) {
         UInt node = nodes->intern(c.ids[i], parent);
-        if (node == InternTable::kNone) return kNoStack;
-        parent = static_cast<u64>(node) + 1;
+        // parent + 1 must fit: kNone - 1 nodes is past any real report.
+        if (node == NodeInternTable::kNone || node + 1 == NodeInternTable::kNone) return kNoStack;
+        parent = node + 1;
     }
-    return static_cast<UInt>(parent - 1);
+    return parent - 1;
 }
 
 void stack_table_write(JsonWriter& w) {
@@ -95,7 +96,7 @@ void stack_table_write(JsonWriter& w) {
     for (UInt id = 0; id < frames->size(); ++id) {
         StackWord word = frames->first(id);
         DiEpoch ep;
-        ep.n = static_cast<UInt>(frames->payload(id));
+        ep.n = frames->payload(id);
         Pick p{&w, static_cast<UInt>(frames->second(id)), false};
         for_each_frame(&word, 1, ep, write_frame_row, &p);
         if (!p.done) // the debug info changed under us: an unknown frame, never a hole

@@ -125,6 +125,8 @@ def expand(doc):
                                  for i in range(n)]
         if "mark_series" in extra:
             s["mark_series"] = _dense(extra["mark_series"], doc.get("mark_buckets", 0), True)
+        elif doc.get("mark_buckets"):  # left out: no change, all zero
+            s["mark_series"] = [0] * doc["mark_buckets"]
         s["frames"] = []
         node = row[1]
         while node is not None and node >= 0:

@@ -110,7 +110,7 @@ BOOST_AUTO_TEST_CASE(large_output_is_flushed_in_chunks) {
 // ---- core/intern_table.hpp: the frame table and stack tree of format 2.
 
 BOOST_AUTO_TEST_CASE(intern_table_gives_dense_ids_in_order_of_first_sight) {
-    InternTable t(std::malloc, std::free);
+    FrameInternTable t(std::malloc, std::free);
     BOOST_TEST(t.intern(7, 1, 40) == 0u);
     BOOST_TEST(t.intern(7, 2) == 1u);
     BOOST_TEST(t.intern(7, 1, 41) == 0u);
@@ -127,6 +127,15 @@ BOOST_AUTO_TEST_CASE(intern_table_gives_dense_ids_in_order_of_first_sight) {
     BOOST_TEST(t.size() == 0u);
     BOOST_TEST(t.intern(1, 1) == 0u);
     t.reset();
+    // Nodes: 32-bit keys, no payload; past several chunks of keys.
+    NodeInternTable n(std::malloc, std::free);
+    for (u32 i = 0; i < 100000; ++i)
+        BOOST_REQUIRE(n.intern(i % 7, i) == i);
+    for (u32 i = 0; i < 100000; i += 991)
+        BOOST_REQUIRE(n.intern(i % 7, i) == i);
+    BOOST_TEST(n.first(99999) == 99999u % 7);
+    BOOST_TEST(n.second(99999) == 99999u);
+    n.reset();
 }
 
 BOOST_AUTO_TEST_CASE(sparse_series_keep_changes_and_non_zero_buckets) {

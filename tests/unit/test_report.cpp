@@ -145,9 +145,9 @@ BOOST_AUTO_TEST_CASE(a_report_the_tool_wrote_loads) {
     BOOST_REQUIRE(v1.sites.size() == r.sites.size());
     for (std::size_t i = 0; i < r.sites.size(); ++i) {
         BOOST_TEST(site_key(v1.sites[i]) == site_key(r.sites[i]));
-        BOOST_TEST(v1.sites[i].series == r.sites[i].series);
+        BOOST_TEST(v1.sites[i].series.dense() == r.sites[i].series.dense());
         BOOST_TEST((v1.sites[i].cls == r.sites[i].cls));
-        BOOST_TEST(v1.sites[i].growth.rule == r.sites[i].growth.rule);
+        BOOST_TEST(v1.sites[i].growth->rule == r.sites[i].growth->rule);
         BOOST_TEST(v1.sites[i].lost.has_value() == r.sites[i].lost.has_value());
         BOOST_TEST(v1.sites[i].frames.size() == r.sites[i].frames.size());
         if (!r.sites[i].frames.empty())
@@ -461,22 +461,32 @@ json report_v2() {
 
 } // namespace
 
+BOOST_AUTO_TEST_CASE(a_series_is_held_as_its_change_points) {
+    const std::vector<std::int64_t> dense{0, 0, 5, 5, 5, 0, 7};
+    Series s(dense);
+    BOOST_TEST(s.points().size() == 3u);
+    BOOST_TEST(s.size() == dense.size());
+    BOOST_TEST(s.dense() == dense);
+    BOOST_TEST(Series(std::vector<std::int64_t>(4, 0)).points().empty());
+}
+
 BOOST_AUTO_TEST_CASE(format2_loads_into_the_model_with_shared_stacks) {
     Report r = parse(report_v2());
     BOOST_TEST(r.version == 2);
     BOOST_REQUIRE(r.sites.size() == 2u);
     const Site& g = r.sites[0];
     BOOST_TEST((g.cls == SiteClass::growing));
-    BOOST_TEST(g.growth.rule == "trend");
-    BOOST_TEST(g.series == (std::vector<std::int64_t>{100, 200, 300}));
+    BOOST_TEST(g.growth->rule == "trend");
+    BOOST_TEST(g.series.dense() == (std::vector<std::int64_t>{100, 200, 300}));
     BOOST_REQUIRE(g.frames.size() == 2u);
     BOOST_TEST(*g.frames[0].function == "grow");
     BOOST_TEST(*g.frames[1].function == "main");
     BOOST_TEST(g.frames[0].ip == "0x1000");
     const Site& l = r.sites[1];
-    BOOST_TEST(l.series == (std::vector<std::int64_t>{0, 64, 64}));
-    BOOST_TEST(l.growth.rule == "none"); // a quiet stable site's evidence is left out
-    BOOST_TEST(l.space == "host");
+    BOOST_TEST(l.series.dense() == (std::vector<std::int64_t>{0, 64, 64}));
+    BOOST_TEST(l.series.points().size() == 1u); // held as its one change
+    BOOST_TEST(l.growth->rule == "none");       // a quiet stable site's evidence is left out
+    BOOST_TEST(l.space.str() == "host");
     // The same report in format 1 gives the same keys.
     json v1 = report(json::array({site("growing", 300, kX), site("stable", 64, kY)}));
     v1["sites"][1]["frames"][0]["function"] = "lose";
@@ -506,9 +516,25 @@ BOOST_AUTO_TEST_CASE(format2_expands_to_the_format1_layout) {
     BOOST_TEST(b.version == 1);
     for (std::size_t i = 0; i < 2; ++i) {
         BOOST_TEST(site_key(a.sites[i]) == site_key(b.sites[i]));
-        BOOST_TEST(a.sites[i].series == b.sites[i].series);
+        BOOST_TEST(a.sites[i].series.dense() == b.sites[i].series.dense());
+        BOOST_TEST((a.sites[i].series == b.sites[i].series)); // the same change points
         BOOST_TEST(a.sites[i].live_bytes == b.sites[i].live_bytes);
     }
+}
+
+BOOST_AUTO_TEST_CASE(format2_a_marked_row_without_mark_series_holds_zeros) {
+    json j = report_v2();
+    j["mark_buckets"] = 3;
+    j["sites"][0][12]["mark_series"] = {1, 8};
+    Report r = parse(j);
+    BOOST_TEST(r.sites[0].mark_series.dense() == (std::vector<std::int64_t>{0, 8, 8}));
+    BOOST_TEST(r.sites[1].mark_series.dense() == (std::vector<std::int64_t>{0, 0, 0}));
+    json v1 = expand_document(j);
+    BOOST_TEST(v1["sites"][0]["mark_series"] == json({0, 8, 8}));
+    BOOST_TEST(v1["sites"][1]["mark_series"] == json({0, 0, 0}));
+    // Unmarked: no mark series at all.
+    BOOST_TEST(parse(report_v2()).sites[1].mark_series.empty());
+    BOOST_TEST(!expand_document(report_v2())["sites"][1].contains("mark_series"));
 }
 
 BOOST_AUTO_TEST_CASE(format2_refuses_broken_stacks_and_rows) {
