@@ -31,11 +31,6 @@ struct Options {
     // Freed bytes held back from reuse, to catch double frees and accesses
     // after free; blocks of freelist_big_blocks or more leave first (memcheck's)
     ULong freelist_vol = 20000000;
-    // Without A-bits only double frees need the queue, and a short one keeps
-    // the released memory in the cache: 20 MB made the malloc-heavy bench
-    // 1.7x slower (every release a cache miss).
-    static constexpr ULong kGrowthHuntFreelistVol = 262144;
-    bool freelist_vol_given = false;
     ULong freelist_big_blocks = 1000000;
     // --addressability: A-bits, redzones, every load and store checked
     Bool addressability = False;
