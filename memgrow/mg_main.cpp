@@ -86,9 +86,12 @@ void fini(Int /*exitcode*/) {
          "%'u sites\n",
          st.hits, st.misses, hybrid_memo_hits(), site_count());
         python_print_stats();
-        if (abits_on) VG_(umsg)
-        ("memgrow: A-bits: %'llu secondaries (%'llu KiB)\n", abits_secondaries(),
-         abits_secondaries() * (kAbitsSecBytes + kAbitsSlack) / 1024);
+        if (abits_on) {
+            VG_(umsg)
+            ("memgrow: A-bits: %'llu secondaries (%'llu KiB)\n", abits_secondaries(),
+             abits_secondaries() * (kAbitsSecBytes + kAbitsSlack) / 1024);
+            access_print_stats();
+        }
         revival_print_stats();
         live_print_stats();
     }

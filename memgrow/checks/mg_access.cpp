@@ -203,7 +203,88 @@ void add_sp_change(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
     addStmtToIRSB(sb, IRStmt_Dirty(call));
 }
 
+// Where each temporary points relative to the stack pointer, to leave out
+// the checks that cannot fail: with SP moves followed (add_sp_change),
+// [SP - redzone, SP + kNearSp) is addressable by construction, and most
+// accesses of compiled code (calls, returns, pushes, pops, locals) fall
+// there. Offsets are relative to SP at the superblock's start.
+constexpr Long kNearSp = 16 * 1024;
+
+struct SpOffsets {
+    Long* off = nullptr; // per temporary; kUnknown when not SP-relative
+    Int n = 0;
+    Long sp = 0; // the current SP's offset
+    bool sp_known = true;
+    static constexpr Long kUnknown = Long(1) << 62;
+
+    explicit SpOffsets(Int temps) : n(temps) {
+        if (n == 0) return;
+        off = static_cast<Long*>(VG_(malloc)("mg.access.sp", sizeof(Long) * n));
+        for (Int i = 0; i < n; ++i)
+            off[i] = kUnknown;
+    }
+    ~SpOffsets() {
+        if (off) VG_(free)(off);
+    }
+    SpOffsets(const SpOffsets&) = delete;
+    SpOffsets& operator=(const SpOffsets&) = delete;
+
+    Long of(const IRExpr* e) const {
+        if (e->tag != Iex_RdTmp || e->Iex.RdTmp.tmp >= static_cast<IRTemp>(n)) return kUnknown;
+        return off[e->Iex.RdTmp.tmp];
+    }
+    // t = e: SP itself, or an SP-relative temporary plus or minus a constant.
+    void define(IRTemp t, const IRExpr* e, Int offset_sp) {
+        if (t >= static_cast<IRTemp>(n)) return;
+        Long v = kUnknown;
+        if (e->tag == Iex_Get && e->Iex.Get.offset == offset_sp && e->Iex.Get.ty == Ity_I64) {
+            if (sp_known) v = sp;
+        } else if (e->tag == Iex_Binop &&
+                   (e->Iex.Binop.op == Iop_Add64 || e->Iex.Binop.op == Iop_Sub64) &&
+                   e->Iex.Binop.arg2->tag == Iex_Const &&
+                   e->Iex.Binop.arg2->Iex.Const.con->tag == Ico_U64) {
+            Long base = of(e->Iex.Binop.arg1);
+            auto c = static_cast<Long>(e->Iex.Binop.arg2->Iex.Const.con->Ico.U64);
+            if (base != kUnknown && c > -kNearSp && c < kNearSp)
+                v = e->Iex.Binop.op == Iop_Add64 ? base + c : base - c;
+        } else if (e->tag == Iex_RdTmp) {
+            v = of(e);
+        }
+        off[t] = v;
+    }
+    void sp_written(const IRExpr* e) {
+        Long v = of(e);
+        sp_known = v != kUnknown;
+        sp = v;
+    }
+    // Whether [addr, addr + size) lies where the stack is addressable.
+    bool near_sp(const IRExpr* addr, UInt size) const {
+        Long v = of(addr);
+        if (!sp_known || v == kUnknown) return false;
+        Long d = v - sp;
+        return d >= -Long(VG_STACK_REDZONE_SZB) && d + Long(size) <= kNearSp;
+    }
+};
+
+ULong checks_added, checks_near_sp;
+
+void check(IRSB* out, const VexGuestLayout* layout, const SpOffsets& sp, IRExpr* addr, UInt n,
+           bool write, IRExpr* guard) {
+    if (sp.near_sp(addr, n)) {
+        ++checks_near_sp;
+        return;
+    }
+    ++checks_added;
+    add_check(out, layout, atom(out, addr), n, write, guard);
+}
+
 } // namespace
+
+void access_print_stats() {
+    VG_(umsg)
+    ("memgrow: access checks: %'llu generated, %'llu left out (near SP)\n", checks_added,
+     checks_near_sp);
+}
 
 IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
     static bool first = true;
@@ -213,57 +294,65 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
         memevents_initial_stack(VG_(get_SP)(1));
     }
     IRSB* out = deepCopyIRSBExceptStmts(in);
+    SpOffsets sp(in->tyenv->types_used);
     for (Int i = 0; i < in->stmts_used; ++i) {
         IRStmt* st = in->stmts[i];
         switch (st->tag) {
-        case Ist_WrTmp:
-            if (st->Ist.WrTmp.data->tag == Iex_Load) {
-                IRExpr* ld = st->Ist.WrTmp.data;
-                add_check(out, layout, atom(out, ld->Iex.Load.addr),
-                          static_cast<UInt>(sizeofIRType(ld->Iex.Load.ty)), false, nullptr);
-            }
+        case Ist_WrTmp: {
+            IRExpr* data = st->Ist.WrTmp.data;
+            if (data->tag == Iex_Load)
+                check(out, layout, sp, data->Iex.Load.addr,
+                      static_cast<UInt>(sizeofIRType(data->Iex.Load.ty)), false, nullptr);
+            sp.define(st->Ist.WrTmp.tmp, data, layout->offset_SP);
             break;
+        }
         case Ist_Store:
-            add_check(out, layout, atom(out, st->Ist.Store.addr), size_of(in, st->Ist.Store.data),
-                      true, nullptr);
+            check(out, layout, sp, st->Ist.Store.addr, size_of(in, st->Ist.Store.data), true,
+                  nullptr);
             break;
         case Ist_StoreG: {
             IRStoreG* g = st->Ist.StoreG.details;
-            add_check(out, layout, atom(out, g->addr), size_of(in, g->data), true, g->guard);
+            check(out, layout, sp, g->addr, size_of(in, g->data), true, g->guard);
             break;
         }
         case Ist_LoadG: {
             IRLoadG* g = st->Ist.LoadG.details;
-            add_check(out, layout, atom(out, g->addr), loadg_size(g->cvt), false, g->guard);
+            check(out, layout, sp, g->addr, loadg_size(g->cvt), false, g->guard);
             break;
         }
         case Ist_CAS: {
             IRCAS* c = st->Ist.CAS.details;
             UInt n = size_of(in, c->expdLo) * (c->expdHi ? 2 : 1);
-            add_check(out, layout, atom(out, c->addr), n, true, nullptr);
+            check(out, layout, sp, c->addr, n, true, nullptr);
             break;
         }
         case Ist_LLSC:
             if (st->Ist.LLSC.storedata)
-                add_check(out, layout, atom(out, st->Ist.LLSC.addr),
-                          size_of(in, st->Ist.LLSC.storedata), true, nullptr);
+                check(out, layout, sp, st->Ist.LLSC.addr, size_of(in, st->Ist.LLSC.storedata), true,
+                      nullptr);
             else
-                add_check(
-                    out, layout, atom(out, st->Ist.LLSC.addr),
-                    static_cast<UInt>(sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result))),
-                    false, nullptr);
+                check(out, layout, sp, st->Ist.LLSC.addr,
+                      static_cast<UInt>(sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result))),
+                      false, nullptr);
             break;
         case Ist_Dirty: {
             IRDirty* d = st->Ist.Dirty.details;
             if (d->mFx != Ifx_None && d->mAddr)
-                add_check(out, layout, atom(out, d->mAddr), static_cast<UInt>(d->mSize),
-                          d->mFx != Ifx_Read,
-                          isIRAtom(d->guard) && d->guard->tag == Iex_Const &&
-                                  d->guard->Iex.Const.con->Ico.U1
-                              ? nullptr
-                              : d->guard);
+                check(out, layout, sp, d->mAddr, static_cast<UInt>(d->mSize), d->mFx != Ifx_Read,
+                      isIRAtom(d->guard) && d->guard->tag == Iex_Const &&
+                              d->guard->Iex.Const.con->Ico.U1
+                          ? nullptr
+                          : d->guard);
+            // A helper that writes SP leaves it unknown.
+            for (Int k = 0; k < d->nFxState; ++k)
+                if (d->fxState[k].fx != Ifx_Read && d->fxState[k].offset <= layout->offset_SP &&
+                    layout->offset_SP < d->fxState[k].offset + d->fxState[k].size)
+                    sp.sp_known = false;
             break;
         }
+        case Ist_PutI:
+            sp.sp_known = false; // an indexed write may land on SP
+            break;
         case Ist_Put:
             if (st->Ist.Put.offset == layout->offset_SP &&
                 typeOfIRExpr(in->tyenv, st->Ist.Put.data) == Ity_I64) {
@@ -271,8 +360,14 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
                 IRExpr* new_sp = atom(out, st->Ist.Put.data);
                 addStmtToIRSB(out, st);
                 add_sp_change(out, old_sp, new_sp);
+                sp.sp_written(st->Ist.Put.data);
                 continue;
             }
+            if (st->Ist.Put.offset < layout->offset_SP + 8 &&
+                layout->offset_SP <
+                    st->Ist.Put.offset +
+                        Int(sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Put.data))))
+                sp.sp_known = false;
             break;
         default:
             break;
