@@ -9,23 +9,34 @@ namespace mg {
 namespace {
 
 constexpr UWord kWrite = 1u << 16;
+// A read-modify-write instruction (`incq (%rax)`): one check for its load
+// and its store, both reported when it fails, as memcheck reports them.
+constexpr UWord kReadWrite = 1u << 17;
 
-// The slow path: the exact check, partial loads, the error.
-void access_slow(Addr a, UWord size_write) {
-    SizeT n = size_write & 0xffff;
-    bool write = size_write & kWrite;
+// Whether an access of n bytes at a is an error (memcheck's partial loads:
+// a naturally aligned load of a word or a vector with at least one
+// addressable byte is none; vectorised string code reads so).
+bool access_bad(Addr a, SizeT n, bool write) {
     Addr bad;
-    if (!abits_first_bad(a, n, &bad)) return;
-    // Memcheck's partial loads: a naturally aligned load of a word or a
-    // vector with at least one addressable byte is no error (vectorised
-    // string code reads whole aligned words across a block's end).
+    if (!abits_first_bad(a, n, &bad)) return false;
     if (!write && clo.partial_loads_ok && (n == 8 || n == 16 || n == 32) && (a & (n - 1)) == 0) {
         for (SizeT i = 0; i < n; ++i) {
             Addr b;
-            if (!abits_first_bad(a + i, 1, &b)) return;
+            if (!abits_first_bad(a + i, 1, &b)) return false;
         }
     }
-    report_access_error(VG_(get_running_tid)(), a, n, write);
+    return true;
+}
+
+// The slow path: the exact check, the error.
+void access_slow(Addr a, UWord how) {
+    SizeT n = how & 0xffff;
+    bool write = how & kWrite;
+    if (how & kReadWrite) {
+        if (access_bad(a, n, false)) report_access_error(VG_(get_running_tid)(), a, n, false);
+        write = true;
+    }
+    if (access_bad(a, n, write)) report_access_error(VG_(get_running_tid)(), a, n, write);
 }
 
 IRExpr* c64(ULong v) {
@@ -93,7 +104,7 @@ void annotate(IRDirty* d, const VexGuestLayout* layout) {
     }
 }
 
-void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, bool write,
+void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, UWord how,
                IRExpr* guard) {
     if (n == 0) return;
     if (n > 0xffff) n = 0xffff;
@@ -104,7 +115,7 @@ void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, boo
     }
     IRDirty* d = unsafeIRDirty_0_N(0, "mg_access_slow",
                                    VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&access_slow)),
-                                   mkIRExprVec_2(addr, c64(n | (write ? kWrite : 0))));
+                                   mkIRExprVec_2(addr, c64(n | how)));
     if (cond) d->guard = cond;
     annotate(d, layout);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
@@ -203,6 +214,69 @@ void add_sp_change(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
     addStmtToIRSB(sb, IRStmt_Dirty(call));
 }
 
+// A move of SP by a constant known at translation (a call, a return, a
+// push, a pop, a frame of up to 64 bytes): the bitmap bytes it changes get
+// a constant, with no read. Writing 0 into the shared all-addressable
+// bitmap, or 0xff into the shared not-addressable one, changes nothing,
+// so only the other one sends the move to the helper.
+bool add_sp_change_const(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp, Long delta) {
+    bool pop = delta > 0;
+    ULong ad = static_cast<ULong>(pop ? delta : -delta);
+    IRType ty;
+    switch (ad) {
+    case 8:
+        ty = Ity_I8;
+        break;
+    case 16:
+        ty = Ity_I16;
+        break;
+    case 32:
+        ty = Ity_I32;
+        break;
+    case 64:
+        ty = Ity_I64;
+        break;
+    default:
+        return false;
+    }
+    constexpr ULong kRedZone = VG_STACK_REDZONE_SZB;
+    IRExpr* x = binop(sb, Ity_I64, Iop_Sub64, pop ? old_sp : new_sp, c64(kRedZone));
+    // Slow unless x is 8-aligned, in the primary's range, and the bytes
+    // stay inside its chunk's bitmap (always so for one byte).
+    ULong shape_bits = 7 | ~((1ull << (kAbitsPrimaryBits + kAbitsChunkBits)) - 1);
+    IRExpr* bad = binop(sb, Ity_I64, Iop_And64, x, c64(shape_bits));
+    IRExpr* low = binop(sb, Ity_I64, Iop_And64, x, c64(kAbitsChunk - 1));
+    if (ad > 8) {
+        IRExpr* over =
+            binop(sb, Ity_I64, Iop_Shr64, binop(sb, Ity_I64, Iop_Add64, low, c64(ad)), u8(16));
+        bad = binop(sb, Ity_I64, Iop_Or64, bad, over);
+    }
+    IRExpr* shape = binop(sb, Ity_I1, Iop_CmpEQ64, bad, c64(0));
+    IRExpr* idx = binop(sb, Ity_I64, Iop_Shr64, x, u8(kAbitsChunkBits));
+    idx = binop(sb, Ity_I64, Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1));
+    IRExpr* slot = binop(sb, Ity_I64, Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())),
+                         binop(sb, Ity_I64, Iop_Shl64, idx, u8(3)));
+    IRExpr* sec = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    IRExpr* own =
+        binop(sb, Ity_I1, Iop_CmpNE64, sec, c64(reinterpret_cast<ULong>(abits_distinguished(pop))));
+    IRExpr* fast = binop(sb, Ity_I1, Iop_And1, shape, own);
+    IRExpr* where = binop(sb, Ity_I64, Iop_Add64, sec, binop(sb, Ity_I64, Iop_Shr64, low, u8(3)));
+    IRExpr* target =
+        tmp(sb, Ity_I64, IRExpr_ITE(fast, where, c64(reinterpret_cast<ULong>(&sp_scratch))));
+    ULong value = pop ? ~0ull : 0;
+    IRConst* con = ty == Ity_I8    ? IRConst_U8(static_cast<UChar>(value))
+                   : ty == Ity_I16 ? IRConst_U16(static_cast<UShort>(value))
+                   : ty == Ity_I32 ? IRConst_U32(static_cast<UInt>(value))
+                                   : IRConst_U64(value);
+    addStmtToIRSB(sb, IRStmt_Store(Iend_LE, target, IRExpr_Const(con)));
+    IRDirty* call = unsafeIRDirty_0_N(
+        0, "mg_sp_changed", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&memevents_sp_changed)),
+        mkIRExprVec_2(old_sp, new_sp));
+    call->guard = tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, fast));
+    addStmtToIRSB(sb, IRStmt_Dirty(call));
+    return true;
+}
+
 // Where each temporary points relative to the stack pointer, to leave out
 // the checks that cannot fail: with SP moves followed (add_sp_change),
 // [SP - redzone, SP + kNearSp) is addressable by construction, and most
@@ -266,24 +340,59 @@ struct SpOffsets {
     }
 };
 
-ULong checks_added, checks_near_sp;
+ULong checks_added, checks_near_sp, checks_merged;
 
 void check(IRSB* out, const VexGuestLayout* layout, const SpOffsets& sp, IRExpr* addr, UInt n,
-           bool write, IRExpr* guard) {
+           UWord how, IRExpr* guard) {
     if (sp.near_sp(addr, n)) {
         ++checks_near_sp;
         return;
     }
     ++checks_added;
-    add_check(out, layout, atom(out, addr), n, write, guard);
+    add_check(out, layout, atom(out, addr), n, how, guard);
+}
+
+bool same_atom(const IRExpr* a, const IRExpr* b) {
+    if (a->tag != b->tag) return false;
+    if (a->tag == Iex_RdTmp) return a->Iex.RdTmp.tmp == b->Iex.RdTmp.tmp;
+    return a->tag == Iex_Const && a->Iex.Const.con->tag == Ico_U64 &&
+           b->Iex.Const.con->tag == Ico_U64 &&
+           a->Iex.Const.con->Ico.U64 == b->Iex.Const.con->Ico.U64;
+}
+
+// The store of the same instruction to the same address and size as the
+// load at i (a read-modify-write), or -1. Nothing between them can change
+// the A-bits: no helper call, no write of SP.
+Int rmw_store(const IRSB* in, Int i, Int offset_sp) {
+    const IRExpr* ld = in->stmts[i]->Ist.WrTmp.data;
+    for (Int j = i + 1; j < in->stmts_used; ++j) {
+        const IRStmt* st = in->stmts[j];
+        switch (st->tag) {
+        case Ist_Store:
+            if (same_atom(st->Ist.Store.addr, ld->Iex.Load.addr) &&
+                typeOfIRExpr(in->tyenv, st->Ist.Store.data) == ld->Iex.Load.ty)
+                return j;
+            return -1;
+        case Ist_WrTmp:
+        case Ist_NoOp:
+            break;
+        case Ist_Put:
+            if (st->Ist.Put.offset == offset_sp) return -1;
+            break;
+        default: // IMark, Exit, Dirty, CAS, guarded accesses, ...
+            return -1;
+        }
+    }
+    return -1;
 }
 
 } // namespace
 
 void access_print_stats() {
     VG_(umsg)
-    ("memgrow: access checks: %'llu generated, %'llu left out (near SP)\n", checks_added,
-     checks_near_sp);
+    ("memgrow: access checks: %'llu generated, %'llu left out (near SP), %'llu stores "
+     "checked with their load\n",
+     checks_added, checks_near_sp, checks_merged);
 }
 
 IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
@@ -295,35 +404,42 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
     }
     IRSB* out = deepCopyIRSBExceptStmts(in);
     SpOffsets sp(in->tyenv->types_used);
+    Int merged_store = -1;
     for (Int i = 0; i < in->stmts_used; ++i) {
         IRStmt* st = in->stmts[i];
         switch (st->tag) {
         case Ist_WrTmp: {
             IRExpr* data = st->Ist.WrTmp.data;
-            if (data->tag == Iex_Load)
+            if (data->tag == Iex_Load) {
+                merged_store = rmw_store(in, i, layout->offset_SP);
                 check(out, layout, sp, data->Iex.Load.addr,
-                      static_cast<UInt>(sizeofIRType(data->Iex.Load.ty)), false, nullptr);
+                      static_cast<UInt>(sizeofIRType(data->Iex.Load.ty)),
+                      merged_store >= 0 ? kReadWrite : 0, nullptr);
+            }
             sp.define(st->Ist.WrTmp.tmp, data, layout->offset_SP);
             break;
         }
         case Ist_Store:
-            check(out, layout, sp, st->Ist.Store.addr, size_of(in, st->Ist.Store.data), true,
-                  nullptr);
+            if (i == merged_store)
+                ++checks_merged;
+            else
+                check(out, layout, sp, st->Ist.Store.addr, size_of(in, st->Ist.Store.data), kWrite,
+                      nullptr);
             break;
         case Ist_StoreG: {
             IRStoreG* g = st->Ist.StoreG.details;
-            check(out, layout, sp, g->addr, size_of(in, g->data), true, g->guard);
+            check(out, layout, sp, g->addr, size_of(in, g->data), kWrite, g->guard);
             break;
         }
         case Ist_LoadG: {
             IRLoadG* g = st->Ist.LoadG.details;
-            check(out, layout, sp, g->addr, loadg_size(g->cvt), false, g->guard);
+            check(out, layout, sp, g->addr, loadg_size(g->cvt), 0, g->guard);
             break;
         }
         case Ist_CAS: {
             IRCAS* c = st->Ist.CAS.details;
             UInt n = size_of(in, c->expdLo) * (c->expdHi ? 2 : 1);
-            check(out, layout, sp, c->addr, n, true, nullptr);
+            check(out, layout, sp, c->addr, n, kWrite, nullptr);
             break;
         }
         case Ist_LLSC:
@@ -333,12 +449,13 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
             else
                 check(out, layout, sp, st->Ist.LLSC.addr,
                       static_cast<UInt>(sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result))),
-                      false, nullptr);
+                      0, nullptr);
             break;
         case Ist_Dirty: {
             IRDirty* d = st->Ist.Dirty.details;
             if (d->mFx != Ifx_None && d->mAddr)
-                check(out, layout, sp, d->mAddr, static_cast<UInt>(d->mSize), d->mFx != Ifx_Read,
+                check(out, layout, sp, d->mAddr, static_cast<UInt>(d->mSize),
+                      d->mFx != Ifx_Read ? kWrite : 0,
                       isIRAtom(d->guard) && d->guard->tag == Iex_Const &&
                               d->guard->Iex.Const.con->Ico.U1
                           ? nullptr
@@ -359,7 +476,10 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
                 IRExpr* old_sp = tmp(out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
                 IRExpr* new_sp = atom(out, st->Ist.Put.data);
                 addStmtToIRSB(out, st);
-                add_sp_change(out, old_sp, new_sp);
+                Long now = sp.of(st->Ist.Put.data);
+                if (!(sp.sp_known && now != SpOffsets::kUnknown &&
+                      add_sp_change_const(out, old_sp, new_sp, now - sp.sp)))
+                    add_sp_change(out, old_sp, new_sp);
                 sp.sp_written(st->Ist.Put.data);
                 continue;
             }
