@@ -33,7 +33,7 @@ struct Options {
     ULong freelist_vol = 20000000;
     ULong freelist_big_blocks = 1000000;
     // --addressability: A-bits, redzones, every load and store checked
-    Bool addressability = False;
+    Bool addressability = True;
     // --partial-loads-ok: an aligned load partly out of bounds is no error
     Bool partial_loads_ok = True;
     LeakCheck leak_check = LeakCheck::full;

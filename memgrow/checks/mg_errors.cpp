@@ -1,4 +1,5 @@
 #include "checks/mg_errors.hpp"
+#include "checks/mg_mc_requests.hpp"
 #include "mg_options.hpp"
 #include "include/memgrow.h"
 #include "output/mg_report.hpp"
@@ -165,13 +166,8 @@ void pp_error(const Error* err) {
     VG_(umsg)("%s\n", head);
     switch (kind) {
     case kInvalidFree:
-        if (e->call == FreeCall::custom) {
-            pp_hybrid(VG_(get_error_where)(err), e);
-            pp_address(a, e);
-            break;
-        }
-        VG_(pp_ExeContext)(VG_(get_error_where)(err));
-        VG_(umsg)(" Address %#lx is not the start of a block memgrow knows\n", a);
+        pp_hybrid(VG_(get_error_where)(err), e);
+        pp_address(a, e);
         break;
     case kDoubleFree:
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
@@ -537,11 +533,13 @@ void record_address(ThreadId tid, UInt kind, Addr addr, ErrorExtra& extra) {
 
 } // namespace
 
-// Memcheck's order: a mempool chunk, a live block (with its redzones; a
+// Memcheck's order: a block the client named (CREATE_BLOCK), a mempool
+// chunk, a live block (with its redzones; a
 // "recently re-allocated" one when a freed block holds a too), a block in
 // the quarantine, else what the core knows (stacks, globals, mappings).
 void describe_address(Addr a, AddrInfo* ai) {
     SizeT rz = describe_redzone();
+    if (client_block_describe(a, ai)) return;
     if (const Block* b = block_bracketing(Table::pool, a, rz)) {
         block_info(ai, Block_MempoolChunk, a, b->addr, b->size, b->site, nullptr);
         return;
@@ -583,12 +581,9 @@ void report_param_error(ThreadId tid, CorePart, const HChar* what, Addr bad, boo
 
 void report_invalid_free(ThreadId tid, Addr addr, FreeCall call) {
     ErrorExtra e{call, AllocKind::malloc, 0, nullptr, nullptr};
-    // A custom allocator's request gets memcheck's description of the
-    // address (a block it freed, a pool's memory).
-    if (call == FreeCall::custom)
-        record_address(tid, kInvalidFree, addr, e);
-    else
-        record(tid, kInvalidFree, addr, e);
+    // Memcheck's description of the address: inside a live block, on a
+    // stack, a global, or nothing it knows.
+    record_address(tid, kInvalidFree, addr, e);
 }
 
 void report_illegal_mempool(ThreadId tid, Addr pool) {
@@ -603,11 +598,8 @@ void report_user_check_error(ThreadId tid, Addr bad) {
 
 void error_headline(UInt kind, Addr a, const ErrorExtra& e, HChar* buf, SizeT n) {
     switch (kind) {
-    case kInvalidFree:
-        if (e.call == FreeCall::custom)
-            VG_(snprintf)(buf, n, "Invalid free() / delete / delete[] / realloc()");
-        else
-            VG_(snprintf)(buf, n, "Invalid %s", call_name(e.call));
+    case kInvalidFree: // memcheck's words for every call
+        VG_(snprintf)(buf, n, "Invalid free() / delete / delete[] / realloc()");
         break;
     case kDoubleFree:
         VG_(snprintf)(buf, n, "Double free: %s of a block already freed", call_name(e.call));

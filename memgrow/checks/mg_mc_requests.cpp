@@ -3,6 +3,7 @@
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_requests.hpp"
 #include "mg_options.hpp"
+#include "python/mg_client_memory.hpp"
 #include "memcheck.h"
 
 namespace mg {
@@ -32,7 +33,65 @@ void write_counts(const UWord* args, const ULong* counts) {
             *reinterpret_cast<UWord*>(args[i + 1]) = values[i];
 }
 
+// VALGRIND_CREATE_BLOCK's blocks: a name for a range, used to describe an
+// address in it. The handle is the index, as memcheck's; a discarded slot
+// is reused.
+struct ClientBlock {
+    Addr start;
+    SizeT size; // 0 with start 0: a free slot
+    HChar* desc;
+    ExeContext* where;
+};
+ClientBlock* client_blocks;
+UWord n_client_blocks, cap_client_blocks;
+
+// The client's description, copied as far as it is readable (a garbage
+// pointer gives an empty name, never a crash).
+HChar* copy_desc(Addr s) {
+    constexpr SizeT kMax = 256;
+    HChar buf[kMax];
+    SizeT n = 0;
+    for (HChar c; n + 1 < kMax && read_client(s + n, &c) && c; ++n)
+        buf[n] = c;
+    buf[n] = 0;
+    return VG_(strdup)("mg.mc.cgb.desc", buf);
+}
+
+UWord create_block(ThreadId tid, Addr a, SizeT len, Addr desc) {
+    UWord i = 0;
+    while (i < n_client_blocks && (client_blocks[i].start || client_blocks[i].size))
+        ++i;
+    if (i == n_client_blocks) {
+        if (n_client_blocks == cap_client_blocks) {
+            cap_client_blocks = cap_client_blocks ? 2 * cap_client_blocks : 16;
+            client_blocks = static_cast<ClientBlock*>(
+                VG_(realloc)("mg.mc.cgb", client_blocks, cap_client_blocks * sizeof(ClientBlock)));
+        }
+        ++n_client_blocks;
+    }
+    client_blocks[i] = ClientBlock{a, len, copy_desc(desc), VG_(record_ExeContext)(tid, 0)};
+    return i;
+}
+
 } // namespace
+
+bool client_block_describe(Addr a, AddrInfo* ai) {
+    for (UWord i = 0; i < n_client_blocks; ++i) {
+        const ClientBlock& b = client_blocks[i];
+        if ((b.start || b.size) && a >= b.start && a - b.start < b.size) {
+            ai->tag = Addr_Block;
+            ai->Addr.Block.block_kind = Block_UserG;
+            ai->Addr.Block.block_desc = b.desc;
+            ai->Addr.Block.block_szB = b.size;
+            ai->Addr.Block.rwoffset = static_cast<PtrdiffT>(a - b.start);
+            ai->Addr.Block.allocated_at = b.where;
+            VG_(initThreadInfo)(&ai->Addr.Block.alloc_tinfo);
+            ai->Addr.Block.freed_at = VG_(null_ExeContext)();
+            return true;
+        }
+    }
+    return false;
+}
 
 bool mc_client_request(ThreadId tid, UWord* args, UWord* ret) {
     Addr a = args[1];
@@ -61,6 +120,21 @@ bool mc_client_request(ThreadId tid, UWord* args, UWord* ret) {
             report_user_check_error(tid, bad);
             *ret = bad;
         }
+        return true;
+    }
+    case VG_USERREQ__CREATE_BLOCK:
+        *ret = create_block(tid, a, len, args[3]);
+        return true;
+    case VG_USERREQ__DISCARD: {
+        // memcheck's answer: 0, or 1 for a handle that names no block
+        UWord i = args[2];
+        if (i >= n_client_blocks || !(client_blocks[i].start || client_blocks[i].size)) {
+            *ret = 1;
+            return true;
+        }
+        VG_(free)(client_blocks[i].desc);
+        client_blocks[i] = ClientBlock{0, 0, nullptr, nullptr};
+        *ret = 0;
         return true;
     }
     case VG_USERREQ__DO_LEAK_CHECK:

@@ -1,6 +1,7 @@
 /* Accesses to freed memory (after memcheck's fprw, describe-block and
    big_blocks_freed_list), a system call writing into a freed buffer, and
-   a read below the stack pointer. */
+   a read below the stack pointer, a read-modify-write instruction on freed
+   memory. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@ int main(void) {
     free((void*)p);                /* FREE_177 */
     sum += p[2];                   /* READ_FREED */
     ((volatile char*)p)[0] = 1;    /* WRITE_FREED */
+    /* One instruction that reads and writes (memgrow checks it once). */
+    __asm__ volatile("addq $1, (%0)" : : "r"(p + 4) : "memory", "cc"); /* RMW_FREED */
 
     volatile char* r = malloc(16);         /* ALLOC_16 */
     char* moved = realloc((void*)r, 4000); /* REALLOC_16 */

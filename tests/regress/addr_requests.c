@@ -17,5 +17,15 @@ int main(void) {
            good ? "bad" : "ok");
     VALGRIND_MAKE_MEM_DEFINED(p + 48, 16);
     free((void*)p);
+
+    /* A named range (memcheck's describe-block): errors in it say its name. */
+    char zone[256];
+    int handle = VALGRIND_CREATE_BLOCK(zone, sizeof zone, "magic foople zone"); /* CREATE_HERE */
+    VALGRIND_MAKE_MEM_NOACCESS(zone + 128, 128);
+    ((volatile char*)zone)[130] = 'x'; /* WRITE_ZONE */
+    VALGRIND_MAKE_MEM_UNDEFINED(zone + 128, 128);
+    int discarded = VALGRIND_DISCARD(handle);
+    int again = VALGRIND_DISCARD(handle);
+    printf("block %d discarded %d again %d\n", handle, discarded, again);
     return 0;
 }

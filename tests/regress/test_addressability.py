@@ -97,8 +97,13 @@ class Heap(TestCase):
         self.assertEqual(e["message"], "Invalid read of size 8")
         self.assertTrue(e["description"].endswith("is 8 bytes inside a block of size 12 alloc'd"))
 
-    def test_addressability_no_reports_none(self):
+    def test_on_by_default(self):
         r = run([program("addr_heap")], options=["--leak-check=no"])
+        self.assertIn("Invalid read of size 1", r.log)
+        self.assertTrue(any(e["kind"] in ADDRESS_KINDS for e in r.report["errors"]), r.log)
+
+    def test_addressability_no_reports_none(self):
+        r = run([program("addr_heap")], options=["--addressability=no", "--leak-check=no"])
         self.assertEqual(r.rc, 0, r.log)
         self.assertEqual([e for e in r.report["errors"] if e["kind"] in ADDRESS_KINDS], [])
         self.assertNotIn("Invalid read", r.log)
@@ -131,6 +136,14 @@ class Freed(TestCase):
         j = text.index("Block was alloc'd at", i)
         self.assertIn(line_of(FREED, "FREE_177"), text[i:j])
         self.assertIn(line_of(FREED, "ALLOC_177"), text[j:j + 300])
+
+    def test_read_modify_write_reports_both(self):
+        # `addq $1, (mem)` on freed memory: memcheck's two errors, one line.
+        line = line_of(FREED, "RMW_FREED")
+        found = sorted(e["message"] for e in self.r.report["errors"]
+                       if e["frames"] and top(e["frames"]) == line)
+        self.assertEqual(found, ["Invalid read of size 8", "Invalid write of size 8"], self.r.log)
+        self.assertIn("is 16 bytes inside a block of size 177 free'd", self.r.log)
 
     def test_after_realloc(self):
         e = by_line(self.r.report, FREED)[line_of(FREED, "READ_AFTER_REALLOC")]
@@ -184,10 +197,18 @@ class MemcheckRequests(TestCase):
         self.assertEqual(u["message"], "Unaddressable byte(s) found during client check request")
         self.assertTrue(u["description"].endswith("is 48 bytes inside a block of size 64 alloc'd"))
         self.assertIn("Unaddressable byte(s) found during client check request", r.log)
-        self.assertEqual(len(errors), 2, sorted(errors))
+        # CREATE_BLOCK's name and stack describe an address in the range.
+        z = errors[line_of(REQUESTS, "WRITE_ZONE")]
+        self.assertEqual(z["message"], "Invalid write of size 1")
+        self.assertRegex(z["description"],
+                         r"^Address 0x[0-9a-f]+ is 130 bytes inside a magic foople zone of size "
+                         r"256 client-defined$")
+        self.assertEqual(top(z["alloc_frames"]), line_of(REQUESTS, "CREATE_HERE"))
+        self.assertIn("block 0 discarded 0 again 1", r.log)
+        self.assertEqual(len(errors), 3, sorted(errors))
 
     def test_without_addressability_every_check_passes(self):
-        r = run([program("addr_requests")], options=["--leak-check=no"])
+        r = run([program("addr_requests")], options=["--addressability=no", "--leak-check=no"])
         self.assertIn("first bad at +-1, whole ok", r.log)
         self.assertEqual(r.report["errors"], [])
 
@@ -277,7 +298,7 @@ class GrowthUnchanged(TestCase):
     def test_classes_and_leaks_are_the_same(self):
         for prog in ("grow_list", "leak_tree", "ring_plateau"):
             with self.subTest(program=prog):
-                no = run([program(prog)]).report
+                no = run([program(prog)], options=["--addressability=no"]).report
                 yes = run([program(prog)], options=["--addressability=yes"]).report
                 self.assertEqual([e for e in yes["errors"] if e["kind"] in ADDRESS_KINDS], [])
 
