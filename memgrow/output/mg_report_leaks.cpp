@@ -15,7 +15,8 @@ struct Record {
     UInt kind;
     bool teardown;                 // the part teardown lost (reachable when it began)
     ULong bytes, blocks, indirect; // indirect: lost through a definite record
-    ULong old_bytes, old_blocks;   // in the previous scan
+    ULong old_bytes, old_blocks;   // in the previous scan (bytes: direct and indirect)
+    ULong old_indirect;
 };
 
 // The program's records first, then teardown's, each smallest first.
@@ -58,16 +59,21 @@ const HChar* teardown_began_at() {
 }
 
 void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool deltas) {
-    HChar d_bytes[40], d_blocks[40];
+    HChar d_bytes[40], d_blocks[40], d_direct[40], d_indirect[40];
     delta(d_bytes, r.bytes + r.indirect, r.old_bytes, deltas);
     delta(d_blocks, r.blocks, r.old_blocks, deltas);
+    delta(d_direct, r.bytes, r.old_bytes - r.old_indirect, deltas);
+    delta(d_indirect, r.indirect, r.old_indirect, deltas);
+    // memcheck from 3.21: "in new loss record" in a delta search, for a
+    // record without blocks at the previous one.
+    const HChar* fresh = vgc::kNewLeakSearch321 && deltas && !r.old_blocks ? "new " : "";
     if (r.indirect) VG_(umsg)
-    ("%'llu%s (%'llu direct, %'llu indirect) bytes in %'llu%s blocks are %s in loss record "
+    ("%'llu%s (%'llu%s direct, %'llu%s indirect) bytes in %'llu%s blocks are %s in %sloss record "
      "%u of %u\n",
-     r.bytes + r.indirect, d_bytes, r.bytes, r.indirect, r.blocks, d_blocks, kind_phrase(r.kind),
-     number, of);
-    else VG_(umsg)("%'llu%s bytes in %'llu%s blocks are %s in loss record %u of %u\n", r.bytes,
-                   d_bytes, r.blocks, d_blocks, kind_phrase(r.kind), number, of);
+     r.bytes + r.indirect, d_bytes, r.bytes, d_direct, r.indirect, d_indirect, r.blocks, d_blocks,
+     kind_phrase(r.kind), fresh, number, of);
+    else VG_(umsg)("%'llu%s bytes in %'llu%s blocks are %s in %sloss record %u of %u\n", r.bytes,
+                   d_bytes, r.blocks, d_blocks, kind_phrase(r.kind), fresh, number, of);
     const Site* s = site_at(r.site);
     bool first = true;
     for_each_frame(s, print_frame, &first);
@@ -107,7 +113,7 @@ void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, 
                                 : td           ? sl.teardown_indirect_through
                                                : sl.indirect_through - sl.teardown_indirect_through;
                 if (!blocks) continue;
-                Record r{id, k, td, bytes, blocks, through, 0, 0};
+                Record r{id, k, td, bytes, blocks, through, 0, 0, 0};
                 if (prev && id < prev->n_sites) {
                     const SiteLeak& ps = prev->sites[id];
                     ULong pb = td ? ps.teardown_bytes[k] : ps.bytes[k] - ps.teardown_bytes[k];
@@ -115,6 +121,7 @@ void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, 
                                : td           ? ps.teardown_indirect_through
                                               : ps.indirect_through - ps.teardown_indirect_through;
                     r.old_bytes = pb + pt;
+                    r.old_indirect = pt;
                     r.old_blocks =
                         td ? ps.teardown_blocks[k] : ps.blocks[k] - ps.teardown_blocks[k];
                 }
