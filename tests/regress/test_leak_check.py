@@ -377,6 +377,199 @@ class MemcheckMonitorArguments(TestCase):
         self.assertRegex(self.out["help"], r"(?m)^\s*check_memory addressable <addr> \[<len>\]")
 
 
+# block_list's lines: a block of a record ("0x4A4B340[32]", "... (found via
+# heuristic newarray)"), and the blocks lost through it, indented two spaces
+# a level ("  0x4A4B380[48] indirect loss record 5").
+BLOCK = re.compile(r"^(?:==\d+== )?0x[0-9A-Fa-f]+\[(\d+)\](?: \(found via heuristic (\w+)\))?\s*$")
+THROUGH = re.compile(r"^(?:==\d+== )?((?:  )+)0x[0-9A-Fa-f]+\[(\d+)\] indirect loss record (\d+)\s*$")
+# A loss record of any kind, still reachable ones too ("definitely" ... "still").
+ANY_RECORD = re.compile(RECORD.pattern.replace(
+    "(definitely|indirectly|possibly) lost", "(definitely|indirectly|possibly|still) (?:lost|reachable)"),
+    re.M)
+
+
+def block_lists(text):
+    """block_list's answer: per record shown, its number, of, bytes, blocks,
+    kind, the functions of its stack (the allocator's left out) and its blocks
+    as (size, heuristic, [(level, size, record) lost through it])."""
+    out = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = ANY_RECORD.match(line)
+        if m:
+            funcs = []
+            for follow in lines[i + 1:]:
+                f = FRAME.match(follow)
+                if not f:
+                    break
+                name = f.group(1).split(" (")[0]
+                if name not in ("malloc", "calloc", "realloc"):
+                    funcs.append(name)
+            out.append(dict(number=number(m.group(7)), of=number(m.group(8)),
+                            bytes=number(m.group(1)), blocks=number(m.group(3)), kind=m.group(5),
+                            funcs=funcs, list=[]))
+        elif (b := BLOCK.match(line)):
+            out[-1]["list"].append((int(b.group(1)), b.group(2), []))
+        elif (t := THROUGH.match(line)):
+            out[-1]["list"][-1][2].append((len(t.group(1)) // 2, int(t.group(2)), int(t.group(3))))
+    return out
+
+
+def messages(text):
+    """The lines of an answer that are not records, stacks or blocks."""
+    keep = []
+    for line in text.splitlines():
+        line = re.sub(r"^==\d+== ?", "", line).rstrip()
+        if (line and not ANY_RECORD.match(line) and not FRAME.match(" " + line)
+                and not BLOCK.match(line) and not THROUGH.match(line)):
+            keep.append(line)
+    return keep
+
+
+class MemcheckBlockList(TestCase):
+    """memcheck's block_list monitor command over vgdb, against memcheck of
+    the same Valgrind on leak_block_list.c: the same records, numbers,
+    blocks (sizes, heuristics) and blocks lost through them, and the same
+    messages. Addresses differ between the tools; memgrow has one more
+    record, its largest (libc's environment copy its preload extends)."""
+
+    PHASE1 = (
+        ("none_yet", "block_list 1"),
+        ("search", "leak_check full reachable any heuristics all"),
+        ("leaf", "block_list 1"),
+        ("array", "block_list 2"),
+        ("lost", "block_list 4"),
+        ("nodes", "block_list 5"),
+        ("tree", "block_list 6"),
+        ("range", "block_list 1..7"),
+        ("spaced", "block_list 2 .. 3"),
+        ("clamped", "block_list 6..99"),
+        ("limited", "block_list 6 limited 2"),
+        ("limited_lost", "block_list 4 unlimited limited 2"),
+        ("heuristic", "block_list 1..7 heuristics newarray"),
+        ("heuristic_one", "block_list 3 heuristics stdstring"),
+        ("zero", "block_list 0"),
+        ("beyond", "block_list 99"),
+        ("backwards", "block_list 3..2"),
+        ("not_a_number", "block_list x"),
+        ("nothing", "block_list"),
+        ("limit_zero", "block_list 1 limited 0"),
+        ("limit_missing", "block_list 1 limited"),
+        ("limit_malformed", "block_list 1 limited x"),
+        ("bad_heuristics", "block_list 1 heuristics foo"),
+        ("bad_keyword", "block_list 1 foo"),
+    )
+    PHASE2 = (
+        ("obsolete", "block_list 6"),
+        ("again", "leak_check full increased heuristics all"),
+        ("after", "block_list 7"),  # the tree, behind the kept record now 100 bytes
+    )
+
+    @classmethod
+    def answers(cls, tool):
+        with tempfile.TemporaryDirectory(prefix="memgrow-test-vgdb-") as tmp:
+            svc = mgtest.Service(tmp, [program("leak_block_list"), os.path.join(tmp, "go"),
+                                       os.path.join(tmp, "stop")], tool=tool)
+            try:
+                svc.expect("ready 1")
+                out = {name: svc.vgdb(*cmd.split()) for name, cmd in cls.PHASE1}
+                svc.touch(svc.go)
+                svc.expect("ready 2")
+                out.update({name: svc.vgdb(*cmd.split()) for name, cmd in cls.PHASE2})
+                if tool == "memgrow":
+                    out["help"] = svc.vgdb("help")
+                out["rc"] = svc.finish()
+                out["log"] = svc.log()
+            finally:
+                svc.close()
+        return out
+
+    @classmethod
+    def setUpClass(cls):
+        cls.mc = cls.answers("memcheck")
+        cls.mg = cls.answers("memgrow")
+
+    def both(self, name):
+        return block_lists(self.mg[name]), block_lists(self.mc[name])
+
+    def same(self, name, memgrow_extra=False):
+        """memgrow's block list equals memcheck's, but for `of` (one more
+        record); memgrow_extra: memgrow's own last record beyond memcheck's."""
+        mine, theirs = self.both(name)
+        what = f"--- memgrow:\n{self.mg[name]}\n--- memcheck:\n{self.mc[name]}"
+        self.assertTrue(theirs, what)
+        if memgrow_extra:
+            self.assertEqual(mine[-1]["number"], mine[-1]["of"], what)
+            mine = mine[:-1]
+        for m, t in zip(mine, theirs):
+            self.assertEqual(m["of"] - t["of"], 1, what)
+        strip = lambda recs: [{k: v for k, v in r.items() if k != "of"} for r in recs]
+        self.assertEqual(strip(mine), strip(theirs), what)
+        return theirs
+
+    def test_runs(self):
+        self.assertEqual((self.mc["rc"], self.mg["rc"]), (0, 0), self.mg["log"])
+
+    def test_records_and_their_blocks(self):
+        (leaf,) = self.same("leaf")
+        self.assertEqual((leaf["number"], leaf["bytes"], leaf["kind"], leaf["list"]),
+                         (1, 16, "indirectly", [(16, None, [])]))
+        (array,) = self.same("array")
+        self.assertEqual((array["kind"], array["list"]), ("still", [(40, "newarray", [])]))
+        (lost,) = self.same("lost")
+        self.assertEqual((lost["bytes"], lost["blocks"], lost["list"]),
+                         (72, 3, [(24, None, [])] * 3))
+        (nodes,) = self.same("nodes")
+        self.assertEqual(nodes["list"], [(48, None, []), (48, None, [(1, 16, 1)])])
+        (tree,) = self.same("tree")
+        self.assertEqual((tree["bytes"], tree["kind"], tree["funcs"]),
+                         (144, "definitely", ["lose_tree", "main"]))
+        self.assertEqual(tree["list"], [(32, None, [(1, 48, 5), (1, 48, 5), (2, 16, 1)])])
+
+    def test_ranges(self):
+        every = self.same("range")
+        self.assertEqual([r["number"] for r in every], list(range(1, 8)))
+        self.assertEqual([r["number"] for r in self.same("spaced")], [2, 3])
+        # Past the last record: up to the last (memgrow's has its own one more).
+        self.assertEqual([r["number"] for r in self.same("clamped", memgrow_extra=True)], [6, 7])
+
+    def test_limits_and_heuristics(self):
+        (tree,) = self.same("limited")
+        self.assertEqual(tree["list"], [(32, None, [(1, 48, 5)])])  # two blocks in all
+        (lost,) = self.same("limited_lost")
+        self.assertEqual(lost["list"], [(24, None, [])] * 2)
+        (array,) = self.same("heuristic")  # of a range, only records that show a block
+        self.assertEqual((array["number"], array["list"]), (2, [(40, "newarray", [])]))
+        (one,) = self.same("heuristic_one")  # one record asked: shown without its block
+        self.assertEqual((one["number"], one["list"]), (3, []))
+
+    def test_messages(self):
+        for name, _ in self.PHASE1 + self.PHASE2:
+            if name in ("search", "again"):
+                continue
+            with self.subTest(command=name):
+                self.assertEqual(messages(self.mg[name]), messages(self.mc[name]),
+                                 f"--- memgrow:\n{self.mg[name]}\n--- memcheck:\n{self.mc[name]}")
+        self.assertEqual(messages(self.mc["none_yet"]),
+                         ["Can't print block list : no valid leak search result",
+                          "invalid loss record nr"])
+        self.assertEqual(messages(self.mc["obsolete"]),
+                         ["Can't print obsolete block list : redo a leak search first",
+                          "invalid loss record nr"])
+        self.assertEqual(messages(self.mc["limit_zero"]), ["max_blocks must be >= 1, got 0"])
+        self.assertRegex(self.mg["help"], r"(?m)^\s*block_list <loss_record_nr>\|"
+                                          r"<loss_record_nr_from>\.\.<loss_record_nr_to>")
+
+    def test_after_a_free_and_a_new_search(self):
+        self.assertEqual(block_lists(self.mg["obsolete"]), [])
+        (tree,) = self.same("after")
+        # The record line as the delta search printed it.
+        self.assertEqual((tree["number"], tree["bytes"], tree["list"]),
+                         (7, 144, [(32, None, [(1, 48, 5), (1, 48, 5), (2, 16, 1)])]))
+        self.assertRegex(self.mc["after"], r"144 \(\+0\) \(32 \(\+0\) direct")
+        self.assertRegex(self.mg["after"], r"144 \(\+0\) \(32 \(\+0\) direct")
+
+
 class ErrorExitcode(TestCase):
     def test_leaked_site_is_an_error(self):
         r = run([program("leak_lost_block")], options=["--error-exitcode=42"])

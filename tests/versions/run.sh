@@ -34,7 +34,7 @@ status=0
 # records behind the report, memcheck's checks of this release; then Python
 # frames read under it.
 for suite in test_classes test_leaks \
-    "test_leak_check LeakCheckOnDemand LeakCheckOverVgdb MemcheckMonitorArguments MemcheckLeakRequests ErrorExitcode LeakCheckModes Parsers" \
+    "test_leak_check LeakCheckOnDemand LeakCheckOverVgdb MemcheckMonitorArguments MemcheckLeakRequests MemcheckBlockList ErrorExitcode LeakCheckModes Parsers" \
     test_errors test_alloc_checks test_records \
     "test_python PythonModule.test_dash_m_warm_up_ends_when_the_module_runs"; do
     # shellcheck disable=SC2086
