@@ -127,4 +127,10 @@ inline bool read_verify_alignment(UWord arg, AlignedCheck* out) {
 // value: 0" before), and free_aligned_sized(p, 0, 0) is no longer one.
 constexpr bool kZeroSize326 = MG_VG_VERSION >= 32600;
 
+// --- memcheck's "new" leak search (3.21): VALGRIND_DO_NEW_LEAK_CHECK
+// (deltamode 3; before, an unknown deltamode: a warning, then a full list),
+// and in a delta search (new, increased, changed) a loss record that had no
+// blocks at the previous search is "in new loss record N of M".
+constexpr bool kNewLeakSearch321 = MG_VG_VERSION >= 32100;
+
 } // namespace mg::vgc

@@ -12,13 +12,15 @@ namespace {
 
 // VALGRIND_DO_LEAK_CHECK and its variants: mode 0 full, 1 summary;
 // deltamode 0 any, 1 increased, 2 changed, 3 new (memcheck's codes and
-// warnings).
+// warnings; 3, DO_NEW_LEAK_CHECK, from Valgrind 3.21, as that release's
+// memcheck: before, it is unknown).
 void do_leak_check(UWord mode, UWord deltamode) {
     if (mode > 1) VG_(umsg)("Warning: unknown memcheck leak search mode\n");
     const LeakDelta deltas[] = {LeakDelta::any, LeakDelta::increased, LeakDelta::changed,
                                 LeakDelta::fresh};
-    if (deltamode > 3) VG_(umsg)("Warning: unknown memcheck leak search deltamode\n");
-    leak_check_now(deltamode > 3 ? LeakDelta::any : deltas[deltamode], mode != 1,
+    const UWord known = vgc::kNewLeakSearch321 ? 3 : 2;
+    if (deltamode > known) VG_(umsg)("Warning: unknown memcheck leak search deltamode\n");
+    leak_check_now(deltamode > known ? LeakDelta::any : deltas[deltamode], mode != 1,
                    clo.show_leak_kinds);
 }
 

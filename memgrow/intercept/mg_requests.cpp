@@ -118,6 +118,105 @@ bool word_is(const HChar* s, const HChar* w) {
     return s && VG_STREQ(s, w);
 }
 
+// The interior-pointer heuristics a monitor command names (memcheck's names
+// and memgrow's cpython; `all`, `none`), as reach::Heuristic bits.
+bool parse_heuristics(HChar** save, UInt* out) {
+    const HChar* set = VG_(strtok_r)(nullptr, " ", save);
+    if (!set || !VG_(parse_enum_set)("-,stdstring,length64,newarray,multipleinheritance,cpython",
+                                     True, set, out)) {
+        VG_(gdb_printf)("missing or malformed heuristics set\n");
+        return false;
+    }
+    return true;
+}
+
+// memcheck's parse_slice: "<n>", "<from>..<to>" or "<from> .. <to>", with
+// its messages.
+bool parse_slice(HChar** save, UInt* from, UInt* to) {
+    HChar* word = VG_(strtok_r)(nullptr, " ", save);
+    if (!word) {
+        VG_(gdb_printf)("expecting integer or slice <from>..<to>\n");
+        return false;
+    }
+    HChar* end = nullptr;
+    *from = static_cast<UInt>(VG_(strtoull10)(word, &end));
+    if (end == word) {
+        VG_(gdb_printf)("invalid integer or slice <from>..<to>\n");
+        return false;
+    }
+    const HChar* rest = *save;
+    while (rest && *rest == ' ')
+        ++rest;
+    if (*end == '\0' && (!rest || *rest != '.')) {
+        *to = *from; // one number
+        return true;
+    }
+    if (*end == '\0') {
+        word = VG_(strtok_r)(nullptr, " .", save); // "n .. m" or "n ..m"
+    } else {
+        if (end[0] != '.' && end[1] != '.') {
+            VG_(gdb_printf)("expecting slice <from>..<to>\n");
+            return false;
+        }
+        if (end[2] == ' ')
+            word = VG_(strtok_r)(nullptr, " .", save); // "n.. m"
+        else
+            word = end + 2; // "n..m"
+    }
+    *to = word ? static_cast<UInt>(VG_(strtoull10)(word, &end)) : 0;
+    if (!word || *end != '\0') {
+        VG_(gdb_printf)("missing/wrong 'to' of slice <from>..<to>\n");
+        return false;
+    }
+    if (*from > *to) {
+        VG_(gdb_printf)("<from> cannot be bigger than <to> in slice <from>..<to>\n");
+        return false;
+    }
+    return true;
+}
+
+// memcheck's "block_list <nr>|<from>..<to> [unlimited|limited <max_blocks>]
+// [heuristics <set>]": the blocks of the last leak scan's loss records.
+void block_list(HChar** save) {
+    UInt from = 0, to = 0;
+    if (!parse_slice(save, &from, &to)) return;
+    UInt limit = 999999999, heuristics = 0;
+    while (const HChar* word = VG_(strtok_r)(nullptr, " ", save)) {
+        switch (VG_(keyword_id)("unlimited limited heuristics ", word, kwd_report_all)) {
+        case 0:
+            limit = 999999999;
+            break;
+        case 1: {
+            const HChar* n = VG_(strtok_r)(nullptr, " ", save);
+            if (!n) {
+                VG_(gdb_printf)("missing integer value\n");
+                return;
+            }
+            HChar* end = nullptr;
+            Long value = VG_(strtoll10)(n, &end);
+            if (*end) {
+                VG_(gdb_printf)("malformed integer value\n");
+                return;
+            }
+            if (value <= 0) {
+                VG_(gdb_printf)("max_blocks must be >= 1, got %d\n", static_cast<Int>(value));
+                return;
+            }
+            limit = static_cast<UInt>(value);
+            break;
+        }
+        case 2:
+            if (!parse_heuristics(save, &heuristics)) return;
+            break;
+        default: // unknown or ambiguous: keyword_id said so
+            return;
+        }
+    }
+    // Numbered from 1 for the user.
+    if (from == 0 || !print_block_list(from - 1, to - 1, limit, heuristics))
+        VG_(gdb_printf)("invalid loss record nr\n");
+}
+
 // memcheck's "check_memory addressable <addr> [<len>]": its answer and its
 // description of the address.
 void check_memory(HChar** save) {
@@ -160,10 +259,17 @@ bool monitor_command(const HChar* command) {
         ("memgrow monitor commands:\n"
          "  leak_check [full|summary] [kinds <set>|reachable|possibleleak|definiteleak]\n"
          "             [increased|changed|new|any] [unlimited|limited <max_loss_records>]\n"
+         "             [heuristics heur1,heur2,...]\n"
          "        scan for leaks now; list the loss records of the kinds given\n"
          "        (--show-leak-kinds) that increased, changed or are new since the\n"
-         "        previous scan, or all of them, at most the largest <max_loss_records>\n"
-         "        [full increased unlimited]\n"
+         "        previous scan, or all of them, at most the largest <max_loss_records>;\n"
+         "        interior pointers count as heur1,heur2,... accept them\n"
+         "        (--leak-check-heuristics) [full increased unlimited]\n"
+         "  block_list <loss_record_nr>|<loss_record_nr_from>..<loss_record_nr_to>\n"
+         "             [unlimited|limited <max_blocks>] [heuristics heur1,heur2,...]\n"
+         "        the blocks of the last leak scan's loss records, with the blocks\n"
+         "        lost through them; with heuristics, only the blocks found via\n"
+         "        heur1,heur2,... [unlimited]\n"
          "  who_points_at <addr> [<len>]\n"
          "        the roots, blocks and registers holding a pointer into the range\n"
          "  check_memory addressable <addr> [<len>]\n"
@@ -188,10 +294,14 @@ bool monitor_command(const HChar* command) {
         check_memory(&save);
         return true;
     }
+    if (word_is(word, "block_list")) {
+        block_list(&save);
+        return true;
+    }
     if (word_is(word, "leak_check")) {
         bool full = true;
         LeakDelta which = LeakDelta::increased;
-        UInt kinds = clo.show_leak_kinds, limit = 0;
+        UInt kinds = clo.show_leak_kinds, limit = 0, heuristics = clo.heuristics;
         const UInt teardown = clo.show_leak_kinds & kTeardownBit;
         while ((word = VG_(strtok_r)(nullptr, " ", &save))) {
             if (word_is(word, "full"))
@@ -214,7 +324,9 @@ bool monitor_command(const HChar* command) {
                         leak_kind_bit(kPossible) | teardown;
             else if (word_is(word, "definiteleak"))
                 kinds = leak_kind_bit(kDefinite) | teardown;
-            else if (word_is(word, "unlimited"))
+            else if (word_is(word, "heuristics")) {
+                if (!parse_heuristics(&save, &heuristics)) return true;
+            } else if (word_is(word, "unlimited"))
                 limit = 0;
             else if (word_is(word, "limited")) {
                 const HChar* n = VG_(strtok_r)(nullptr, " ", &save);
@@ -242,7 +354,12 @@ bool monitor_command(const HChar* command) {
                 return true;
             }
         }
+        // The scan with the heuristics asked for (--leak-check-heuristics's
+        // by default, where memcheck's monitor takes none).
+        UInt saved = clo.heuristics;
+        clo.heuristics = heuristics;
         leak_check_now(which, full, kinds, limit);
+        clo.heuristics = saved;
         return true;
     }
     if (word_is(word, "report")) {

@@ -23,6 +23,12 @@ enum class LeakDelta : UChar { any, increased, changed, fresh };
 // with a limit, only that many of the records it would print, the largest
 // (memcheck's "limited N").
 void print_leaks(const Analysis& a, LeakDelta which, UInt limit = 0);
+// memcheck's block_list: the blocks of the last scan's loss records from..to
+// (0-based, to clamped to the last), at most max_blocks of them, only those
+// a heuristic in `heuristics` (bits by reach::Heuristic, 0: all) accepted;
+// each with the blocks lost through it. False when there is no such record
+// (after saying why when the list cannot be had).
+bool print_block_list(UInt from, UInt to, UInt max_blocks, UInt heuristics);
 // Lost bytes and blocks of the sites whose loss records are suppressed, by
 // leak kind, and their sum at [kLeakKinds].
 void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks);

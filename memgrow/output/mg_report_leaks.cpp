@@ -15,7 +15,8 @@ struct Record {
     UInt kind;
     bool teardown;                 // the part teardown lost (reachable when it began)
     ULong bytes, blocks, indirect; // indirect: lost through a definite record
-    ULong old_bytes, old_blocks;   // in the previous scan
+    ULong old_bytes, old_blocks;   // in the previous scan (bytes: direct and indirect)
+    ULong old_indirect;
 };
 
 // The program's records first, then teardown's, each smallest first.
@@ -57,21 +58,32 @@ const HChar* teardown_began_at() {
     }
 }
 
-void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool deltas) {
-    HChar d_bytes[40], d_blocks[40];
+// A loss record's line and its allocation stack (memcheck's pp_LossRecord).
+void print_record_head(const Record& r, UInt number, UInt of, bool deltas) {
+    HChar d_bytes[40], d_blocks[40], d_direct[40], d_indirect[40];
     delta(d_bytes, r.bytes + r.indirect, r.old_bytes, deltas);
     delta(d_blocks, r.blocks, r.old_blocks, deltas);
+    delta(d_direct, r.bytes, r.old_bytes - r.old_indirect, deltas);
+    delta(d_indirect, r.indirect, r.old_indirect, deltas);
+    // memcheck from 3.21: "in new loss record" in a delta search, for a
+    // record without blocks at the previous one.
+    const HChar* fresh = vgc::kNewLeakSearch321 && deltas && !r.old_blocks ? "new " : "";
     if (r.indirect) VG_(umsg)
-    ("%'llu%s (%'llu direct, %'llu indirect) bytes in %'llu%s blocks are %s in loss record "
+    ("%'llu%s (%'llu%s direct, %'llu%s indirect) bytes in %'llu%s blocks are %s in %sloss record "
      "%u of %u\n",
-     r.bytes + r.indirect, d_bytes, r.bytes, r.indirect, r.blocks, d_blocks, kind_phrase(r.kind),
-     number, of);
-    else VG_(umsg)("%'llu%s bytes in %'llu%s blocks are %s in loss record %u of %u\n", r.bytes,
-                   d_bytes, r.blocks, d_blocks, kind_phrase(r.kind), number, of);
+     r.bytes + r.indirect, d_bytes, r.bytes, d_direct, r.indirect, d_indirect, r.blocks, d_blocks,
+     kind_phrase(r.kind), fresh, number, of);
+    else VG_(umsg)("%'llu%s bytes in %'llu%s blocks are %s in %sloss record %u of %u\n", r.bytes,
+                   d_bytes, r.blocks, d_blocks, kind_phrase(r.kind), fresh, number, of);
     const Site* s = site_at(r.site);
     bool first = true;
     for_each_frame(s, print_frame, &first);
     if (first) VG_(umsg)("   (no frames)\n");
+}
+
+void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool deltas) {
+    print_record_head(r, number, of, deltas);
+    const Site* s = site_at(r.site);
     if (r.site < a.n_sites) {
         const Growth& g = a.growth[r.site];
         HChar title[256];
@@ -107,7 +119,7 @@ void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, 
                                 : td           ? sl.teardown_indirect_through
                                                : sl.indirect_through - sl.teardown_indirect_through;
                 if (!blocks) continue;
-                Record r{id, k, td, bytes, blocks, through, 0, 0};
+                Record r{id, k, td, bytes, blocks, through, 0, 0, 0};
                 if (prev && id < prev->n_sites) {
                     const SiteLeak& ps = prev->sites[id];
                     ULong pb = td ? ps.teardown_bytes[k] : ps.bytes[k] - ps.teardown_bytes[k];
@@ -115,6 +127,7 @@ void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, 
                                : td           ? ps.teardown_indirect_through
                                               : ps.indirect_through - ps.teardown_indirect_through;
                     r.old_bytes = pb + pt;
+                    r.old_indirect = pt;
                     r.old_blocks =
                         td ? ps.teardown_blocks[k] : ps.blocks[k] - ps.teardown_blocks[k];
                 }
@@ -122,6 +135,36 @@ void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, 
             }
         }
     }
+}
+
+// The loss records of a scan, numbered as the log numbers them: smallest
+// first. Counted first: one per (site, kind, part) that has blocks, a few per
+// site; sized for every possible one, the table was 656 MB after `import
+// torch` (1.3 million sites).
+Record* make_records(const LeakScan& scan, const Analysis& a, const LeakScan* prev, UInt* count) {
+    UInt n = 0;
+    each_record(scan, a, prev, [&n](const Record&) { ++n; });
+    auto* records = static_cast<Record*>(VG_(malloc)("mg.leaks.records", (n + 1) * sizeof(Record)));
+    n = 0;
+    each_record(scan, a, prev, [records, &n](const Record& r) { records[n++] = r; });
+    VG_(ssort)(records, n, sizeof(Record), by_size);
+    *count = n;
+    return records;
+}
+
+// The records the log listed last, kept for block_list (which prints each
+// record as that listing did: with deltas after a delta scan, as memcheck).
+struct RecordTable {
+    Record* records = nullptr;
+    UInt n = 0;
+    UInt scan = 0; // LeakScan::number
+    bool deltas = false;
+};
+RecordTable last_table;
+
+void keep_table(Record* records, UInt n, UInt scan, bool deltas) {
+    if (last_table.records) VG_(free)(last_table.records);
+    last_table = RecordTable{records, n, scan, deltas};
 }
 
 } // namespace
@@ -146,16 +189,8 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit) {
     if (!scan) return;
     const LeakScan* prev = deltas ? leak_scan_previous() : nullptr;
     if (clo.leak_check == LeakCheck::full) {
-        // Counted first: one per (site, kind, part) that has blocks, a few
-        // per site; sized for every possible one, the table was 656 MB after
-        // `import torch` (1.3 million sites).
         UInt n = 0;
-        each_record(*scan, a, prev, [&n](const Record&) { ++n; });
-        auto* records =
-            static_cast<Record*>(VG_(malloc)("mg.leaks.records", (n + 1) * sizeof(Record)));
-        n = 0;
-        each_record(*scan, a, prev, [records, &n](const Record& r) { records[n++] = r; });
-        VG_(ssort)(records, n, sizeof(Record), by_size);
+        Record* records = make_records(*scan, a, prev, &n);
         auto shown = [&](const Record& r) {
             if (!(clo.show_leak_kinds & (1u << r.kind))) return false;
             if (r.teardown && !(clo.show_leak_kinds & kTeardownBit)) return false;
@@ -188,7 +223,7 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit) {
             }
             print_record(r, i + 1, n, a, deltas);
         }
-        VG_(free)(records);
+        keep_table(records, n, scan->number, deltas);
     }
 
     // Lost bytes of suppressed sites move to the "suppressed" line.
@@ -208,15 +243,28 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit) {
         delta(d_blocks, blocks, prev ? prev->blocks[k] - psup_blocks[k] : 0, deltas);
         VG_(umsg)
         ("   %s: %'llu%s bytes in %'llu%s blocks\n", labels[k], bytes, d_bytes, blocks, d_blocks);
-        if (k == kReachable && scan->bytes[k]) {
+        // As memcheck: a heuristic that reached blocks in this scan or the
+        // one before, with its changes in a delta scan.
+        if (k == kReachable) {
+            const LeakScan* before = leak_scan_previous();
+            auto listed = [scan, before](UInt h) {
+                return scan->heuristic_blocks[h] || (before && before->heuristic_blocks[h]);
+            };
             bool any = false;
             for (UInt h = 1; h < reach::kHeuristicCount; ++h)
-                any = any || scan->heuristic_blocks[h];
+                any = any || listed(h);
             if (any) VG_(umsg)("                      of which reachable via heuristic:\n");
-            for (UInt h = 1; h < reach::kHeuristicCount; ++h)
-                if (scan->heuristic_blocks[h]) VG_(umsg)
-            ("                        %-19s: %'llu bytes in %'llu blocks\n",
-             reach::heuristic_name(h), scan->heuristic_bytes[h], scan->heuristic_blocks[h]);
+            for (UInt h = 1; h < reach::kHeuristicCount; ++h) {
+                if (!listed(h)) continue;
+                delta(d_bytes, scan->heuristic_bytes[h], before ? before->heuristic_bytes[h] : 0,
+                      deltas);
+                delta(d_blocks, scan->heuristic_blocks[h], before ? before->heuristic_blocks[h] : 0,
+                      deltas);
+                VG_(umsg)
+                ("                        %-19s: %'llu%s bytes in %'llu%s blocks\n",
+                 reach::heuristic_name(h), scan->heuristic_bytes[h], d_bytes,
+                 scan->heuristic_blocks[h], d_blocks);
+            }
         }
     }
     delta(d_bytes, sup[kLeakKinds], psup[kLeakKinds], deltas);
@@ -236,6 +284,176 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit) {
          bytes, blocks, teardown_began_at());
     }
     VG_(umsg)("\n");
+}
+
+namespace {
+
+// A record's key: the site, the kind and the part (teardown's or not).
+struct RecordKey {
+    UInt site;
+    UInt kind;
+    UInt teardown;
+    UInt record; // its index in the table
+};
+
+Int by_key(const void* x, const void* y) {
+    const RecordKey* a = static_cast<const RecordKey*>(x);
+    const RecordKey* b = static_cast<const RecordKey*>(y);
+    if (a->site != b->site) return a->site < b->site ? -1 : 1;
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    return Int(a->teardown) - Int(b->teardown);
+}
+
+constexpr UInt kNoRecord = ~0u;
+
+// The blocks of each record and the blocks found through each block, in
+// address order: index lists by counting sort (first[i]..first[i+1] in order).
+struct BlockIndex {
+    UInt* record; // by block: its record, or kNoRecord (a suppressed site's lost block)
+    UInt* rec_first;
+    UInt* rec_order;
+    UInt* through_first;
+    UInt* through_order;
+};
+
+void bucket(const UInt* of, UInt n, UInt buckets, UInt** first, UInt** order) {
+    *first = static_cast<UInt*>(VG_(calloc)("mg.leaks.bl", buckets + 2, sizeof(UInt)));
+    *order = static_cast<UInt*>(VG_(malloc)("mg.leaks.bl", (n + 1) * sizeof(UInt)));
+    UInt* f = *first;
+    for (UInt i = 0; i < n; ++i)
+        if (of[i] < buckets) f[of[i] + 2]++;
+    for (UInt b = 0; b < buckets; ++b)
+        f[b + 2] += f[b + 1];
+    for (UInt i = 0; i < n; ++i)
+        if (of[i] < buckets) (*order)[f[of[i] + 1]++] = i;
+    // f[b + 1] is now the end of bucket b, the start of b + 1.
+}
+
+BlockIndex index_blocks(const ScannedBlock* blocks, UInt nb, const Record* records, UInt n) {
+    auto* keys = static_cast<RecordKey*>(VG_(malloc)("mg.leaks.bl", (n + 1) * sizeof(RecordKey)));
+    for (UInt r = 0; r < n; ++r)
+        keys[r] = RecordKey{records[r].site, records[r].kind, records[r].teardown, r};
+    VG_(ssort)(keys, n, sizeof(RecordKey), by_key);
+    BlockIndex x;
+    x.record = static_cast<UInt*>(VG_(malloc)("mg.leaks.bl", (nb + 1) * sizeof(UInt)));
+    auto* through = static_cast<UInt*>(VG_(malloc)("mg.leaks.bl", (nb + 1) * sizeof(UInt)));
+    for (UInt i = 0; i < nb; ++i) {
+        const ScannedBlock& b = blocks[i];
+        RecordKey want{b.site, b.kind, b.teardown, 0};
+        x.record[i] = kNoRecord;
+        for (UInt lo = 0, hi = n; lo < hi;) {
+            UInt mid = lo + (hi - lo) / 2;
+            Int c = by_key(&want, &keys[mid]);
+            if (c == 0) {
+                x.record[i] = keys[mid].record;
+                break;
+            }
+            if (c < 0)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        through[i] = b.kind == kIndirect ? b.through : kNoRecord;
+    }
+    VG_(free)(keys);
+    bucket(x.record, nb, n, &x.rec_first, &x.rec_order);
+    bucket(through, nb, nb, &x.through_first, &x.through_order);
+    VG_(free)(through);
+    return x;
+}
+
+void release(BlockIndex& x) {
+    VG_(free)(x.record);
+    VG_(free)(x.rec_first);
+    VG_(free)(x.rec_order);
+    VG_(free)(x.through_first);
+    VG_(free)(x.through_order);
+}
+
+// memcheck's print_clique: the blocks found through block `top`, each with
+// those found through it indented below, depth first, in address order;
+// each counts against *remaining. A stack instead of recursion: a lost list
+// of a million nodes is a million levels.
+void print_found_through(UInt top, const ScannedBlock* blocks, UInt nb, const BlockIndex& x,
+                         UInt* remaining) {
+    struct Level {
+        UInt block, next;
+    };
+    auto* stack = static_cast<Level*>(VG_(malloc)("mg.leaks.bl", (nb + 1) * sizeof(Level)));
+    UInt depth = 0;
+    stack[depth++] = Level{top, x.through_first[top]};
+    while (depth && *remaining) {
+        Level& l = stack[depth - 1];
+        if (l.next == x.through_first[l.block + 1]) {
+            --depth;
+            continue;
+        }
+        UInt c = x.through_order[l.next++];
+        for (UInt i = 0; i < depth; ++i)
+            VG_(umsg)("  ");
+        if (x.record[c] == kNoRecord) VG_(umsg)
+        ("%p[%lu] indirect, suppressed\n", reinterpret_cast<void*>(blocks[c].addr), blocks[c].size);
+        else VG_(umsg)("%p[%lu] indirect loss record %u\n", reinterpret_cast<void*>(blocks[c].addr),
+                       blocks[c].size, x.record[c] + 1);
+        --*remaining;
+        if (depth < nb) stack[depth++] = Level{c, x.through_first[c]};
+    }
+    VG_(free)(stack);
+}
+
+} // namespace
+
+bool print_block_list(UInt from, UInt to, UInt max_blocks, UInt heuristics) {
+    const LeakScan* scan = leak_scan_last();
+    UInt nb = 0;
+    bool obsolete = false;
+    const ScannedBlock* blocks = leak_scan_blocks(&nb, &obsolete);
+    if (!scan || !blocks) {
+        VG_(umsg)("Can't print block list : no valid leak search result\n");
+        return false;
+    }
+    if (obsolete) {
+        VG_(umsg)("Can't print obsolete block list : redo a leak search first\n");
+        return false;
+    }
+    // The scan's records as the log numbered them; after a scan that listed
+    // none (summary, a report's), numbered now the same way.
+    if (last_table.scan != scan->number || !last_table.records) {
+        Analysis a;
+        analyse(&a);
+        UInt n = 0;
+        Record* records = make_records(*scan, a, nullptr, &n);
+        analysis_release(&a);
+        keep_table(records, n, scan->number, false);
+    }
+    const RecordTable& t = last_table;
+    if (from >= t.n) return false;
+    if (to >= t.n) to = t.n - 1;
+    BlockIndex x = index_blocks(blocks, nb, t.records, t.n);
+    UInt remaining = max_blocks;
+    for (UInt r = from; r <= to && remaining; ++r) {
+        // One record asked for: shown even without a block to list; of a
+        // range, only the records that show a block.
+        bool shown = from == to;
+        if (shown) print_record_head(t.records[r], r + 1, t.n, t.deltas);
+        for (UInt k = x.rec_first[r]; k < x.rec_first[r + 1] && remaining; ++k) {
+            UInt i = x.rec_order[k];
+            const ScannedBlock& b = blocks[i];
+            if (heuristics && !(heuristics & (1u << b.heuristic))) continue;
+            if (!shown) print_record_head(t.records[r], r + 1, t.n, t.deltas);
+            shown = true;
+            if (b.heuristic) VG_(umsg)
+            ("%p[%lu] (found via heuristic %s)\n", reinterpret_cast<void*>(b.addr), b.size,
+             reach::heuristic_name(b.heuristic));
+            else VG_(umsg)("%p[%lu]\n", reinterpret_cast<void*>(b.addr), b.size);
+            --remaining;
+            // The blocks lost through it (memcheck prints them for every
+            // kind but reachable).
+            if (b.kind != kReachable) print_found_through(i, blocks, nb, x, &remaining);
+        }
+    }
+    release(x);
+    return true;
 }
 
 } // namespace mg

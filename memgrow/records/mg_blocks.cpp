@@ -84,8 +84,17 @@ Block* block_remove(Table t, Addr addr) {
     return static_cast<Block*>(VG_(HT_remove)(tables[static_cast<UInt>(t)], addr));
 }
 
+namespace {
+ULong n_disposed;
+} // namespace
+
 void block_dispose(Block* b) {
+    ++n_disposed;
     VG_(freeEltPA)(block_pool, b);
+}
+
+ULong blocks_disposed() {
+    return n_disposed;
 }
 
 namespace {

@@ -77,6 +77,9 @@ Block* block_find(Table t, Addr addr);
 // Removes the block from its table; the caller releases it with block_dispose.
 Block* block_remove(Table t, Addr addr);
 void block_dispose(Block* b);
+// Blocks disposed of so far (memcheck's count of frees: a block list of the
+// last leak scan is obsolete once it moves).
+ULong blocks_disposed();
 // Removes b itself from its table, though others may share its start (the
 // chunks of two mempools); the caller releases it with block_dispose.
 void block_unlink(Table t, Block* b);

@@ -400,7 +400,7 @@ void report_pointer(Addr at, Addr value) {
         VG_(umsg)("*%#lx points at %#lx\n", at, searched);
     else
         VG_(umsg)
-        ("*%#lx interior points at %lu bytes inside %#lx\n", at, value - searched, searched);
+    ("*%#lx interior points at %lu bytes inside %#lx\n", at, value - searched, searched);
     pp_describe_address(at);
 }
 
@@ -449,7 +449,48 @@ void release(Walk& w) {
 
 } // namespace
 
+namespace {
+
+// The last scan's blocks (leak_scan_blocks), and blocks_disposed() then.
+ScannedBlock* kept_blocks;
+UInt n_kept_blocks;
+ULong kept_disposed;
+
+void keep_blocks(const Walk& w) {
+    n_kept_blocks = w.n;
+    kept_disposed = blocks_disposed();
+    kept_blocks =
+        static_cast<ScannedBlock*>(VG_(malloc)("mg.leak.kept", (w.n + 1) * sizeof(ScannedBlock)));
+    for (UInt i = 0; i < w.n; ++i) {
+        const reach::Mark& m = w.marks[i];
+        const Block* b = w.blocks[i];
+        UChar k = m.state == reach::State::unreached  ? kDefinite
+                  : m.state == reach::State::indirect ? kIndirect
+                  : m.state == reach::State::possible ? kPossible
+                                                      : kReachable;
+        kept_blocks[i] = ScannedBlock{b->addr,
+                                      b->size,
+                                      b->site->id,
+                                      k == kIndirect ? static_cast<UInt>(m.indirect) : 0,
+                                      k,
+                                      m.heuristic,
+                                      static_cast<UChar>(k != kReachable && b->by_teardown)};
+    }
+}
+
+} // namespace
+
+const ScannedBlock* leak_scan_blocks(UInt* n, bool* obsolete) {
+    *n = n_kept_blocks;
+    *obsolete = kept_disposed != blocks_disposed();
+    return kept_blocks;
+}
+
 const LeakScan* leak_scan() {
+    // The previous scan's blocks go first: never two scans' blocks at once.
+    if (kept_blocks) VG_(free)(kept_blocks);
+    kept_blocks = nullptr;
+    n_kept_blocks = 0;
     Walk w = walk(true);
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
     out->number = ++n_scans;
@@ -459,6 +500,7 @@ const LeakScan* leak_scan() {
     tally(out, w.blocks, w.marks, w.n);
     out->scanned_bytes = w.scanned;
     out->teardown_scanned = teardown_scan_done;
+    keep_blocks(w);
     release(w);
     release(scans[1]);
     scans[1] = scans[0];

@@ -52,6 +52,22 @@ void leak_scan_teardown();
 // A block allocated after the teardown scan belongs to the teardown.
 void block_born_in_teardown(Block* b);
 const LeakScan* leak_scan_previous(); // null before the second
+
+// What the last scan found for each block, by address, kept until the next
+// scan for memcheck's block_list: the blocks of a loss record, and through
+// which block each indirectly lost one was found.
+struct ScannedBlock {
+    Addr addr;
+    SizeT size;
+    UInt site;       // site id
+    UInt through;    // indirectly lost: the index of the block it was found through
+    UChar kind;      // kDefinite, kIndirect, kPossible, kReachable
+    UChar heuristic; // the reach::Heuristic that accepted its pointer, if any
+    UChar teardown;  // lost, and reachable when teardown began
+};
+// Null before the first scan; *obsolete when a block was freed since (the
+// addresses may be reused: memcheck refuses the list then).
+const ScannedBlock* leak_scan_blocks(UInt* n, bool* obsolete);
 // memcheck's monitor who_points_at: every word of the roots and of the live
 // blocks, and every register, that points into [a, a+len), described.
 void leak_who_points_at(Addr a, SizeT len);

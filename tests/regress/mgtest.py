@@ -234,11 +234,12 @@ SERVICE_TIMEOUT = 120
 
 
 class Service:
-    """A program under memgrow with its gdbserver on, stepped through its
+    """A program under memgrow (or another tool of the same launcher:
+    memcheck, to compare with) with its gdbserver on, stepped through its
     phases by creating files (`go`, `stop` in tmp, which argv may name),
     read line by line and queried with vgdb."""
 
-    def __init__(self, tmp, argv, options=()):
+    def __init__(self, tmp, argv, options=(), tool="memgrow"):
         self.tmp = tmp
         self.prefix = os.path.join(tmp, "vgdb")
         self.go = os.path.join(tmp, "go")
@@ -248,8 +249,8 @@ class Service:
         self.lines = queue.Queue()
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
-            [VALGRIND, "--tool=memgrow", "--vgdb=yes", f"--vgdb-prefix={self.prefix}",
-             f"--json-file={self.json}", *options, *argv],
+            [VALGRIND, f"--tool={tool}", "--vgdb=yes", f"--vgdb-prefix={self.prefix}",
+             *([f"--json-file={self.json}"] if tool == "memgrow" else []), *options, *argv],
             cwd=tmp, stdout=subprocess.PIPE, stderr=self._log, text=True)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

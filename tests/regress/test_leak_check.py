@@ -25,10 +25,15 @@ SRC = "tests/regress"
 # "10 (+10) bytes in 1 (+1) blocks are definitely lost in loss record 1 of 2",
 # also memcheck's "X (Y direct, Z indirect) bytes in ..." for definite records
 # that hold indirect ones.
+# From Valgrind 3.21 a delta scan says "in new loss record" for a record
+# that had no blocks in the scan before, and memcheck gives the direct and
+# indirect parts their deltas too: "1,064 (+1,064) (24 (+24) direct, 1,040
+# (+1,040) indirect) bytes".
 RECORD = re.compile(
-    r"^(?:==\d+==)?\s*([\d,]+)(?: \(([+-][\d,]+)\))?(?: \([\d,]+ direct, [\d,]+ indirect\))?"
+    r"^(?:==\d+==)?\s*([\d,]+)(?: \(([+-][\d,]+)\))?"
+    r"(?: \([\d,]+(?: \([+-][\d,]+\))? direct, [\d,]+(?: \([+-][\d,]+\))? indirect\))?"
     r" bytes in ([\d,]+)(?: \(([+-][\d,]+)\))? blocks are (definitely|indirectly|possibly) lost"
-    r"(?: \(reachable\))? in loss record ([\d,]+) of ([\d,]+)\s*$", re.M)
+    r"(?: \(reachable\))? in (new )?loss record ([\d,]+) of ([\d,]+)\s*$", re.M)
 SUMMARY = re.compile(
     r"^(?:==\d+==)?\s*(definitely lost|indirectly lost|possibly lost|still reachable|suppressed):"
     r" ([\d,]+)(?: \(([+-][\d,]+)\))? bytes in ([\d,]+)(?: \(([+-][\d,]+)\))? blocks\s*$", re.M)
@@ -61,11 +66,14 @@ def records(text):
             if not f:
                 break
             where = FILE_LINE.search(f.group(1))
-            if where:
+            # memcheck's malloc frame has its line where Valgrind's preload
+            # has debug info (Debian 13's and later); memgrow shows none.
+            if where and not where.group(1).startswith("vg_replace_"):
                 stack.append((where.group(1), int(where.group(2))))
         out.append(dict(bytes=number(m.group(1)), delta_bytes=number(m.group(2)),
                         blocks=number(m.group(3)), delta_blocks=number(m.group(4)),
-                        kind=m.group(5), stack=stack, line=line.strip()))
+                        kind=m.group(5), new=bool(m.group(6)), number=number(m.group(7)),
+                        of=number(m.group(8)), stack=stack, line=line.strip()))
     return out
 
 
@@ -138,8 +146,12 @@ class LeakCheckOnDemand(TestCase):
         (rec,) = recs
         self.assertEqual((rec["bytes"], rec["delta_bytes"], rec["blocks"], rec["delta_blocks"]),
                          (40, 40, 2, 2), second)
-        self.assertIn("40 (+40) bytes in 2 (+2) blocks are definitely lost in loss record",
+        # A record without blocks at the previous scan is "new" from 3.21,
+        # as memcheck says.
+        fresh = "new " if mgtest.valgrind_version() >= (3, 21) else ""
+        self.assertIn(f"40 (+40) bytes in 2 (+2) blocks are definitely lost in {fresh}loss record",
                       second)
+        self.assertEqual(rec["new"], bool(fresh), second)
         self.assertIn(("leak_on_demand.c", self.second_line), rec["stack"], second)
         self.assertNotIn(("leak_on_demand.c", self.first_line), rec["stack"], second)
         (summary,) = summaries(second)
@@ -365,6 +377,199 @@ class MemcheckMonitorArguments(TestCase):
         self.assertRegex(self.out["help"], r"(?m)^\s*check_memory addressable <addr> \[<len>\]")
 
 
+# block_list's lines: a block of a record ("0x4A4B340[32]", "... (found via
+# heuristic newarray)"), and the blocks lost through it, indented two spaces
+# a level ("  0x4A4B380[48] indirect loss record 5").
+BLOCK = re.compile(r"^(?:==\d+== )?0x[0-9A-Fa-f]+\[(\d+)\](?: \(found via heuristic (\w+)\))?\s*$")
+THROUGH = re.compile(r"^(?:==\d+== )?((?:  )+)0x[0-9A-Fa-f]+\[(\d+)\] indirect loss record (\d+)\s*$")
+# A loss record of any kind, still reachable ones too ("definitely" ... "still").
+ANY_RECORD = re.compile(RECORD.pattern.replace(
+    "(definitely|indirectly|possibly) lost", "(definitely|indirectly|possibly|still) (?:lost|reachable)"),
+    re.M)
+
+
+def block_lists(text):
+    """block_list's answer: per record shown, its number, of, bytes, blocks,
+    kind, the functions of its stack (the allocator's left out) and its blocks
+    as (size, heuristic, [(level, size, record) lost through it])."""
+    out = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = ANY_RECORD.match(line)
+        if m:
+            funcs = []
+            for follow in lines[i + 1:]:
+                f = FRAME.match(follow)
+                if not f:
+                    break
+                name = f.group(1).split(" (")[0]
+                if name not in ("malloc", "calloc", "realloc"):
+                    funcs.append(name)
+            out.append(dict(number=number(m.group(7)), of=number(m.group(8)),
+                            bytes=number(m.group(1)), blocks=number(m.group(3)), kind=m.group(5),
+                            funcs=funcs, list=[]))
+        elif (b := BLOCK.match(line)):
+            out[-1]["list"].append((int(b.group(1)), b.group(2), []))
+        elif (t := THROUGH.match(line)):
+            out[-1]["list"][-1][2].append((len(t.group(1)) // 2, int(t.group(2)), int(t.group(3))))
+    return out
+
+
+def messages(text):
+    """The lines of an answer that are not records, stacks or blocks."""
+    keep = []
+    for line in text.splitlines():
+        line = re.sub(r"^==\d+== ?", "", line).rstrip()
+        if (line and not ANY_RECORD.match(line) and not FRAME.match(" " + line)
+                and not BLOCK.match(line) and not THROUGH.match(line)):
+            keep.append(line)
+    return keep
+
+
+class MemcheckBlockList(TestCase):
+    """memcheck's block_list monitor command over vgdb, against memcheck of
+    the same Valgrind on leak_block_list.c: the same records, numbers,
+    blocks (sizes, heuristics) and blocks lost through them, and the same
+    messages. Addresses differ between the tools; memgrow has one more
+    record, its largest (libc's environment copy its preload extends)."""
+
+    PHASE1 = (
+        ("none_yet", "block_list 1"),
+        ("search", "leak_check full reachable any heuristics all"),
+        ("leaf", "block_list 1"),
+        ("array", "block_list 2"),
+        ("lost", "block_list 4"),
+        ("nodes", "block_list 5"),
+        ("tree", "block_list 6"),
+        ("range", "block_list 1..7"),
+        ("spaced", "block_list 2 .. 3"),
+        ("clamped", "block_list 6..99"),
+        ("limited", "block_list 6 limited 2"),
+        ("limited_lost", "block_list 4 unlimited limited 2"),
+        ("heuristic", "block_list 1..7 heuristics newarray"),
+        ("heuristic_one", "block_list 3 heuristics stdstring"),
+        ("zero", "block_list 0"),
+        ("beyond", "block_list 99"),
+        ("backwards", "block_list 3..2"),
+        ("not_a_number", "block_list x"),
+        ("nothing", "block_list"),
+        ("limit_zero", "block_list 1 limited 0"),
+        ("limit_missing", "block_list 1 limited"),
+        ("limit_malformed", "block_list 1 limited x"),
+        ("bad_heuristics", "block_list 1 heuristics foo"),
+        ("bad_keyword", "block_list 1 foo"),
+    )
+    PHASE2 = (
+        ("obsolete", "block_list 6"),
+        ("again", "leak_check full increased heuristics all"),
+        ("after", "block_list 7"),  # the tree, behind the kept record now 100 bytes
+    )
+
+    @classmethod
+    def answers(cls, tool):
+        with tempfile.TemporaryDirectory(prefix="memgrow-test-vgdb-") as tmp:
+            svc = mgtest.Service(tmp, [program("leak_block_list"), os.path.join(tmp, "go"),
+                                       os.path.join(tmp, "stop")], tool=tool)
+            try:
+                svc.expect("ready 1")
+                out = {name: svc.vgdb(*cmd.split()) for name, cmd in cls.PHASE1}
+                svc.touch(svc.go)
+                svc.expect("ready 2")
+                out.update({name: svc.vgdb(*cmd.split()) for name, cmd in cls.PHASE2})
+                if tool == "memgrow":
+                    out["help"] = svc.vgdb("help")
+                out["rc"] = svc.finish()
+                out["log"] = svc.log()
+            finally:
+                svc.close()
+        return out
+
+    @classmethod
+    def setUpClass(cls):
+        cls.mc = cls.answers("memcheck")
+        cls.mg = cls.answers("memgrow")
+
+    def both(self, name):
+        return block_lists(self.mg[name]), block_lists(self.mc[name])
+
+    def same(self, name, memgrow_extra=False):
+        """memgrow's block list equals memcheck's, but for `of` (one more
+        record); memgrow_extra: memgrow's own last record beyond memcheck's."""
+        mine, theirs = self.both(name)
+        what = f"--- memgrow:\n{self.mg[name]}\n--- memcheck:\n{self.mc[name]}"
+        self.assertTrue(theirs, what)
+        if memgrow_extra:
+            self.assertEqual(mine[-1]["number"], mine[-1]["of"], what)
+            mine = mine[:-1]
+        for m, t in zip(mine, theirs):
+            self.assertEqual(m["of"] - t["of"], 1, what)
+        strip = lambda recs: [{k: v for k, v in r.items() if k != "of"} for r in recs]
+        self.assertEqual(strip(mine), strip(theirs), what)
+        return theirs
+
+    def test_runs(self):
+        self.assertEqual((self.mc["rc"], self.mg["rc"]), (0, 0), self.mg["log"])
+
+    def test_records_and_their_blocks(self):
+        (leaf,) = self.same("leaf")
+        self.assertEqual((leaf["number"], leaf["bytes"], leaf["kind"], leaf["list"]),
+                         (1, 16, "indirectly", [(16, None, [])]))
+        (array,) = self.same("array")
+        self.assertEqual((array["kind"], array["list"]), ("still", [(40, "newarray", [])]))
+        (lost,) = self.same("lost")
+        self.assertEqual((lost["bytes"], lost["blocks"], lost["list"]),
+                         (72, 3, [(24, None, [])] * 3))
+        (nodes,) = self.same("nodes")
+        self.assertEqual(nodes["list"], [(48, None, []), (48, None, [(1, 16, 1)])])
+        (tree,) = self.same("tree")
+        self.assertEqual((tree["bytes"], tree["kind"], tree["funcs"]),
+                         (144, "definitely", ["lose_tree", "main"]))
+        self.assertEqual(tree["list"], [(32, None, [(1, 48, 5), (1, 48, 5), (2, 16, 1)])])
+
+    def test_ranges(self):
+        every = self.same("range")
+        self.assertEqual([r["number"] for r in every], list(range(1, 8)))
+        self.assertEqual([r["number"] for r in self.same("spaced")], [2, 3])
+        # Past the last record: up to the last (memgrow's has its own one more).
+        self.assertEqual([r["number"] for r in self.same("clamped", memgrow_extra=True)], [6, 7])
+
+    def test_limits_and_heuristics(self):
+        (tree,) = self.same("limited")
+        self.assertEqual(tree["list"], [(32, None, [(1, 48, 5)])])  # two blocks in all
+        (lost,) = self.same("limited_lost")
+        self.assertEqual(lost["list"], [(24, None, [])] * 2)
+        (array,) = self.same("heuristic")  # of a range, only records that show a block
+        self.assertEqual((array["number"], array["list"]), (2, [(40, "newarray", [])]))
+        (one,) = self.same("heuristic_one")  # one record asked: shown without its block
+        self.assertEqual((one["number"], one["list"]), (3, []))
+
+    def test_messages(self):
+        for name, _ in self.PHASE1 + self.PHASE2:
+            if name in ("search", "again"):
+                continue
+            with self.subTest(command=name):
+                self.assertEqual(messages(self.mg[name]), messages(self.mc[name]),
+                                 f"--- memgrow:\n{self.mg[name]}\n--- memcheck:\n{self.mc[name]}")
+        self.assertEqual(messages(self.mc["none_yet"]),
+                         ["Can't print block list : no valid leak search result",
+                          "invalid loss record nr"])
+        self.assertEqual(messages(self.mc["obsolete"]),
+                         ["Can't print obsolete block list : redo a leak search first",
+                          "invalid loss record nr"])
+        self.assertEqual(messages(self.mc["limit_zero"]), ["max_blocks must be >= 1, got 0"])
+        self.assertRegex(self.mg["help"], r"(?m)^\s*block_list <loss_record_nr>\|"
+                                          r"<loss_record_nr_from>\.\.<loss_record_nr_to>")
+
+    def test_after_a_free_and_a_new_search(self):
+        self.assertEqual(block_lists(self.mg["obsolete"]), [])
+        (tree,) = self.same("after")
+        # The record line as the delta search printed it.
+        self.assertEqual((tree["number"], tree["bytes"], tree["list"]),
+                         (7, 144, [(32, None, [(1, 48, 5), (1, 48, 5), (2, 16, 1)])]))
+        self.assertRegex(self.mc["after"], r"144 \(\+0\) \(32 \(\+0\) direct")
+        self.assertRegex(self.mg["after"], r"144 \(\+0\) \(32 \(\+0\) direct")
+
+
 class ErrorExitcode(TestCase):
     def test_leaked_site_is_an_error(self):
         r = run([program("leak_lost_block")], options=["--error-exitcode=42"])
@@ -455,12 +660,14 @@ class LeakCheckModes(TestCase):
 
 
 class MemcheckLeakRequests(TestCase):
-    """memcheck.h's DO_LEAK_CHECK, DO_ADDED/CHANGED/QUICK_LEAK_CHECK,
+    """memcheck.h's DO_LEAK_CHECK, DO_ADDED/CHANGED/NEW/QUICK_LEAK_CHECK,
     COUNT_LEAKS and COUNT_LEAK_BLOCKS from leak_requests.c: memgrow prints
-    and counts what memcheck prints and counts for the same program."""
+    and counts what memcheck of the same Valgrind release prints and counts
+    (DO_NEW_LEAK_CHECK and "new loss record" from 3.21)."""
 
     LOST = ("definitely lost", "indirectly lost", "possibly lost", "suppressed")
     COUNTS = re.compile(r"^counts (\w+): ((?:\d+ ){4})blocks ((?:\d+ ?){4})$", re.M)
+    UNKNOWN = "Warning: unknown memcheck leak search deltamode"
 
     @classmethod
     def setUpClass(cls):
@@ -468,6 +675,7 @@ class MemcheckLeakRequests(TestCase):
         argv = [program("leak_requests")]
         cls.mc_rc, cls.mc_log = memcheck(argv)
         cls.r = run(argv)
+        cls.new_search = mgtest.valgrind_version() >= (3, 21)
 
     def counts(self, log):
         return {m.group(1): ([int(x) for x in m.group(2).split()],
@@ -475,14 +683,14 @@ class MemcheckLeakRequests(TestCase):
                 for m in self.COUNTS.finditer(log)}
 
     def mid_run(self, log):
-        """The log up to the program's last line: the four requested checks."""
+        """The log up to the program's last line: the five requested checks."""
         return log[:log.index("counts last:")]
 
     def test_summaries_are_memchecks(self):
         self.assertEqual((self.mc_rc, self.r.rc), (0, 0), self.r.log)
         mine, theirs = summaries(self.r.log), summaries(self.mc_log)
-        self.assertEqual(len(theirs), 5, self.mc_log)  # four requests, and the exit's
-        self.assertEqual(len(mine), 5, self.r.log)
+        self.assertEqual(len(theirs), 6, self.mc_log)  # five requests, and the exit's
+        self.assertEqual(len(mine), 6, self.r.log)
         for i, (m, t) in enumerate(zip(mine, theirs)):
             with self.subTest(check=i):
                 for label in self.LOST:
@@ -500,27 +708,46 @@ class MemcheckLeakRequests(TestCase):
         self.assertEqual(theirs[1]["definitely lost"], (300, 300, 2, 2))
         self.assertEqual(theirs[2]["possibly lost"], (64, 64, 1, 1))
         self.assertEqual(theirs[2]["still reachable"][1::2], (-70, -1))
-        self.assertEqual(theirs[3]["definitely lost"], (300, None, 2, None))
+        # DO_NEW_LEAK_CHECK: a delta search from 3.21; before, memcheck warns
+        # and lists all without deltas.
+        if self.new_search:
+            self.assertEqual(theirs[3]["definitely lost"], (500, 200, 3, 1))
+            self.assertEqual(theirs[3]["possibly lost"], (128, 64, 2, 1))
+        else:
+            self.assertEqual(theirs[3]["definitely lost"], (500, None, 3, None))
+        self.assertEqual(theirs[4]["definitely lost"], (500, None, 3, None))
+        self.assertEqual(self.r.log.count(self.UNKNOWN), self.mc_log.count(self.UNKNOWN),
+                         self.r.log)
+        self.assertEqual(self.mc_log.count(self.UNKNOWN), 0 if self.new_search else 1)
 
     def test_records_are_memchecks(self):
         key = lambda r: (r["bytes"], r["delta_bytes"], r["blocks"], r["delta_blocks"], r["kind"],
-                         r["stack"])
+                         r["new"], r["stack"])
         mine = [key(r) for r in records(self.mid_run(self.r.log))]
         theirs = [key(r) for r in records(self.mid_run(self.mc_log))]
         self.assertEqual(mine, theirs, f"--- memgrow:\n{self.r.log}\n--- memcheck:\n{self.mc_log}")
         src = f"{SRC}/leak_requests.c"
+        first = source_line(src, "/* FIRST_LOST_HERE")
+        second = source_line(src, "/* SECOND_LOST_HERE")
+        interior = source_line(src, "/* INTERIOR_HERE")
+        new = self.new_search
         # ADDED lists the two new definite records, CHANGED the possible one;
-        # QUICK none.
-        self.assertEqual([(r[0], r[4], r[5][0][1]) for r in mine],
-                         [(100, "definitely", source_line(src, "/* FIRST_LOST_HERE")),
-                          (200, "definitely", source_line(src, "/* SECOND_LOST_HERE")),
-                          (64, "possibly", source_line(src, "/* INTERIOR_HERE"))])
+        # NEW the second SECOND_LOST_HERE block's record (from 3.21; before,
+        # all four without deltas); QUICK none.
+        want = [(100, 100, "definitely", new, first), (200, 200, "definitely", new, second),
+                (64, 64, "possibly", new, interior)]
+        want += ([(200, 200, "definitely", True, second)] if new else
+                 [(100, None, "definitely", False, first), (128, None, "possibly", False, interior),
+                  (200, None, "definitely", False, second),
+                  (200, None, "definitely", False, second)])
+        self.assertEqual([(r[0], r[1], r[4], r[5], r[6][0][1]) for r in theirs], want,
+                         self.mc_log)
 
     def test_counts_are_memchecks(self):
         mine, theirs = self.counts(self.r.log), self.counts(self.mc_log)
         self.assertEqual(set(theirs), {"before", "first", "last"}, self.mc_log)
         self.assertEqual(theirs["first"], ([0, 0, 220, 0], [0, 0, 3, 0]))
-        self.assertEqual(theirs["last"], ([300, 64, 250, 0], [2, 1, 2, 0]))
+        self.assertEqual(theirs["last"], ([500, 128, 50, 0], [3, 2, 1, 0]))
         # The reachable environment copy apart, the same values.
         offset = mine["first"][0][2] - theirs["first"][0][2]
         for when in theirs:
@@ -551,6 +778,16 @@ class Parsers(unittest.TestCase):
                           recs[0]["delta_blocks"], recs[0]["kind"]), (40, 40, 2, 2, "definitely"))
         self.assertEqual(recs[0]["stack"], [("leak_on_demand.c", 27), ("leak_on_demand.c", 58)])
         self.assertEqual((recs[1]["bytes"], recs[1]["delta_bytes"]), (1064, None))
+        self.assertEqual((recs[0]["new"], recs[0]["number"], recs[0]["of"]), (False, 1, 1))
+        # 3.21's "new loss record", and the deltas of the direct and
+        # indirect parts.
+        (rec,) = records("==9== 1,064 (+1,064) (24 (+24) direct, 1,040 (+1,040) indirect) bytes"
+                         " in 1 (+1) blocks are definitely lost in new loss record 3 of 4\n"
+                         "==9==    at 0x4841818: malloc (vg_replace_malloc.c:446)\n"
+                         "==9==    by 0x1095A1: main (leak_on_demand.c:58)\n")
+        self.assertEqual((rec["bytes"], rec["delta_bytes"], rec["blocks"], rec["new"],
+                          rec["number"], rec["of"], rec["stack"]),
+                         (1064, 1064, 1, True, 3, 4, [("leak_on_demand.c", 58)]))
         (s,) = summaries(log)
         self.assertEqual(s["definitely lost"], (1050, 40, 3, 2))
         self.assertEqual(s["indirectly lost"], (0, -8, 0, -1))

@@ -30,14 +30,11 @@ export MG_VALGRIND MG_VGDB
 "$MG_VALGRIND" --version
 status=0
 # Growth classes, leak totals against this release's memcheck (at exit and
-# on demand, vgdb included), errors, the records behind the report, memcheck's
-# checks of this release; then Python frames read under it.
-# MemcheckLeakRequests (memcheck.h's DO_LEAK_CHECK family against memcheck) is
-# left out here, and said so: under 3.24 and 3.27 its counts differ from that
-# release's memcheck, not yet understood (it passes under the system's 3.19).
-echo "=== not run under Valgrind $version: test_leak_check MemcheckLeakRequests (known difference, see docs/valgrind-versions.md)"
+# on demand: MEMGROW_LEAK_CHECK, vgdb and memcheck.h's requests), errors, the
+# records behind the report, memcheck's checks of this release; then Python
+# frames read under it.
 for suite in test_classes test_leaks \
-    "test_leak_check LeakCheckOnDemand LeakCheckOverVgdb MemcheckMonitorArguments ErrorExitcode LeakCheckModes Parsers" \
+    "test_leak_check LeakCheckOnDemand LeakCheckOverVgdb MemcheckMonitorArguments MemcheckLeakRequests MemcheckBlockList ErrorExitcode LeakCheckModes Parsers" \
     test_errors test_alloc_checks test_records \
     "test_python PythonModule.test_dash_m_warm_up_ends_when_the_module_runs"; do
     # shellcheck disable=SC2086
