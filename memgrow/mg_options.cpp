@@ -240,7 +240,9 @@ Bool process_option(const HChar* arg) {
     } else if VG_BINT_CLO (arg, "--mark-warmup", clo.mark_warmup, 0, 1000000) {
     } else if VG_BINT_CLO (arg, "--top", clo.top, 0, 100000) {
     } else if VG_BINT_CLO (arg, "--freelist-vol", clo.freelist_vol, 0, 1ull << 40) {
+        clo.freelist_vol_given = true;
     } else if VG_BINT_CLO (arg, "--quarantine-bytes", clo.freelist_vol, 0, 1ull << 40) {
+        clo.freelist_vol_given = true;
     } else if VG_BINT_CLO (arg, "--freelist-big-blocks", clo.freelist_big_blocks, 0, 1ull << 40) {
     } else if VG_BOOL_CLO (arg, "--addressability", clo.addressability) {
     } else if VG_BOOL_CLO (arg, "--partial-loads-ok", clo.partial_loads_ok) {
@@ -318,7 +320,8 @@ void print_usage() {
      "    --partial-loads-ok=yes|no  an aligned load partly out of a block is no\n"
      "                              error (vectorised string code reads so) [yes]\n"
      "    --freelist-vol=<n>        freed bytes held back from reuse, to detect double\n"
-     "                              frees and accesses after free [20000000]\n"
+     "                              frees and accesses after free [20000000 with\n"
+     "                              --addressability=yes, 262144 with no]\n"
      "    --freelist-big-blocks=<n>  freed blocks of at least n bytes leave that\n"
      "                              queue first [1000000]\n"
      "    --leak-check=no|summary|full  scan for unreachable blocks at exit and on\n"
@@ -394,6 +397,8 @@ static bool check_writable(const HChar* option, const HChar* pattern) {
 }
 
 void check_options() {
+    if (!clo.freelist_vol_given)
+        clo.freelist_vol = clo.addressability ? kFreelistVolChecked : kFreelistVolHunt;
     json_file_existed_at_start = check_writable("--json-file", clo.json_file);
 }
 

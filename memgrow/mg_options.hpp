@@ -19,6 +19,13 @@ constexpr UInt leak_kind_bit(LeakKind k) {
 // losses of blocks that were reachable when teardown began.
 constexpr UInt kTeardownBit = 1u << 4;
 
+// --freelist-vol's defaults: memcheck's with --addressability=yes, where the
+// queue is what catches a use after free; 256 KiB without, where it serves
+// only double-free detection and a 20 MB queue made every release a cache
+// miss (41% of bench/malloc_heavy.c's time, docs/design.md).
+constexpr ULong kFreelistVolChecked = 20000000;
+constexpr ULong kFreelistVolHunt = 262144;
+
 struct Options {
     const HChar* json_file = "memgrow.out.%p.json";
     TimeUnit time_unit = TimeUnit::bytes;
@@ -29,8 +36,12 @@ struct Options {
     UInt mark_warmup = 1;      // per-mark deltas ignored by the refleak rule
     Int top = 5;               // sites per class in the log summary
     // Freed bytes held back from reuse, to catch double frees and accesses
-    // after free; blocks of freelist_big_blocks or more leave first (memcheck's)
-    ULong freelist_vol = 20000000;
+    // after free; blocks of freelist_big_blocks or more leave first (memcheck's).
+    // Unless --freelist-vol (or --quarantine-bytes) is given, check_options
+    // sets it from --addressability: memcheck's 20,000,000 with yes, a small
+    // queue with no, where it only keeps double frees detectable.
+    ULong freelist_vol = kFreelistVolChecked;
+    bool freelist_vol_given = false;
     ULong freelist_big_blocks = 1000000;
     // --addressability: A-bits, redzones, every load and store checked
     Bool addressability = True;

@@ -45,7 +45,8 @@ class Options(TestCase):
                            stderr=subprocess.STDOUT, text=True)
         for opt in ("--json-file", "--time-unit", "--depth", "--warmup", "--mark-warmup", "--top",
                     "--leak-check=no|summary|full", "--show-leak-kinds", "--leak-check-heuristics",
-                    "--errors-for", "--python-malloc=no|yes", "--python-free-lists=yes|no"):
+                    "--errors-for", "--python-malloc=no|yes", "--python-free-lists=yes|no",
+                    "--addressability=yes, 262144 with no]"):
             self.assertIn(opt, p.stdout)
 
     def test_instruction_clock(self):
@@ -100,6 +101,25 @@ class Options(TestCase):
         self.assertLess(r["bucket_width"], whole["bucket_width"] // 2)
         line = source_line("tests/regress/grow_list.c", "GROW_HERE")
         self.assertClass(r, "growing", file="grow_list.c", line=line)
+
+    def test_freelist_vol_default_follows_addressability(self):
+        # 1 MB freed between two frees of one block: past the growth hunt's
+        # 256 KiB queue, within memcheck's 20,000,000 bytes, which
+        # --addressability=yes keeps, and --freelist-vol (or its old name)
+        # given by the user wins over either default.
+        def kinds(*options):
+            r = run([program("double_free_late"), "1000000"], options=list(options))
+            self.assertIn("still running", r.log)
+            return [e["kind"] for e in r.report["errors"]]
+
+        self.assertEqual(kinds("--addressability=no"), ["InvalidFree"])
+        self.assertEqual(kinds("--addressability=yes"), ["DoubleFree"])
+        self.assertEqual(kinds("--addressability=no", "--freelist-vol=20000000"), ["DoubleFree"])
+        self.assertEqual(kinds("--quarantine-bytes=20000000"), ["DoubleFree"])
+        self.assertEqual(kinds("--addressability=yes", "--freelist-vol=262144"), ["InvalidFree"])
+        # Within 256 KiB the first free is still known.
+        r = run([program("double_free_late"), "100000"], options=["--addressability=no"])
+        self.assertEqual([e["kind"] for e in r.report["errors"]], ["DoubleFree"])
 
 
 if __name__ == "__main__":
