@@ -35,6 +35,7 @@ extern "C" {
 #include "pub_tool_stacktrace.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
+#include "pub_tool_transtab.h"
 #include "pub_tool_xarray.h"
 #include "pub_tool_addrinfo.h" // needs ExeContext, XArray, VgSectKind
 }

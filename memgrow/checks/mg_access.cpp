@@ -214,6 +214,16 @@ void add_sp_change(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
     addStmtToIRSB(sb, IRStmt_Dirty(call));
 }
 
+// Every move through the helper (after a client request made stack memory
+// not addressable).
+void add_sp_helper(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
+    IRDirty* call = unsafeIRDirty_0_N(
+        0, "mg_sp_changed", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&memevents_sp_changed)),
+        mkIRExprVec_2(old_sp, new_sp));
+    call->guard = binop(sb, Ity_I1, Iop_CmpNE64, old_sp, new_sp);
+    addStmtToIRSB(sb, IRStmt_Dirty(call));
+}
+
 // A move of SP by a constant known at translation (a call, a return, a
 // push, a pop, a frame of up to 64 bytes): the bitmap bytes it changes get
 // a constant, with no read. Writing 0 into the shared all-addressable
@@ -342,9 +352,15 @@ struct SpOffsets {
 
 ULong checks_added, checks_near_sp, checks_merged;
 
+// Set when a client request made memory of a thread's stack not
+// addressable (memcheck's describe-block marks a local array NOACCESS):
+// from then on near-SP accesses are checked too, and every SP move goes
+// through the helper, which also gives a dead frame's red zone back.
+bool stack_poisoned;
+
 void check(IRSB* out, const VexGuestLayout* layout, const SpOffsets& sp, IRExpr* addr, UInt n,
            UWord how, IRExpr* guard) {
-    if (sp.near_sp(addr, n)) {
+    if (!stack_poisoned && sp.near_sp(addr, n)) {
         ++checks_near_sp;
         return;
     }
@@ -387,6 +403,18 @@ Int rmw_store(const IRSB* in, Int i, Int offset_sp) {
 }
 
 } // namespace
+
+void request_make(Addr a, SizeT len, bool addressable) {
+    abits_make(a, len, addressable);
+    if (addressable || stack_poisoned || !abits_on || len == 0) return;
+    ThreadId tid = VG_(get_running_tid)();
+    Addr hi = VG_(thread_get_stack_max)(tid);
+    Addr lo = hi - VG_(thread_get_stack_size)(tid);
+    if (a + len <= lo || a > hi) return;
+    stack_poisoned = true;
+    // The code translated so far left near-SP accesses unchecked.
+    VG_(discard_translations_safely)(0, SizeT(1) << 47, "memgrow: stack made not addressable");
+}
 
 void access_print_stats() {
     VG_(umsg)
@@ -477,8 +505,10 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
                 IRExpr* new_sp = atom(out, st->Ist.Put.data);
                 addStmtToIRSB(out, st);
                 Long now = sp.of(st->Ist.Put.data);
-                if (!(sp.sp_known && now != SpOffsets::kUnknown &&
-                      add_sp_change_const(out, old_sp, new_sp, now - sp.sp)))
+                if (stack_poisoned)
+                    add_sp_helper(out, old_sp, new_sp);
+                else if (!(sp.sp_known && now != SpOffsets::kUnknown &&
+                           add_sp_change_const(out, old_sp, new_sp, now - sp.sp)))
                     add_sp_change(out, old_sp, new_sp);
                 sp.sp_written(st->Ist.Put.data);
                 continue;

@@ -12,6 +12,10 @@ namespace mg {
 // Accesses just above the stack pointer (a few bytes below: its redzone)
 // are addressable by construction and left unchecked.
 IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout);
+// A client request's change of the A-bits (MAKE_MEM_NOACCESS, a custom
+// allocator's redzones): when it makes stack memory not addressable, the
+// near-SP shortcuts stop (translations are redone).
+void request_make(Addr a, SizeT len, bool addressable);
 // -v: checks generated and left out as sure to pass.
 void access_print_stats();
 

@@ -1,5 +1,6 @@
 #include "checks/mg_mc_requests.hpp"
 #include "checks/mg_abits.hpp"
+#include "checks/mg_access.hpp"
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_requests.hpp"
 #include "mg_options.hpp"
@@ -41,22 +42,32 @@ void write_counts(const UWord* args, const ULong* counts) {
 struct ClientBlock {
     Addr start;
     SizeT size; // 0 with start 0: a free slot
-    HChar* desc;
+    const HChar* desc;
     ExeContext* where;
 };
 ClientBlock* client_blocks;
 UWord n_client_blocks, cap_client_blocks;
 
 // The client's description, copied as far as it is readable (a garbage
-// pointer gives an empty name, never a crash).
-HChar* copy_desc(Addr s) {
+// pointer gives an empty name, never a crash). Kept for the whole run,
+// each distinct name once: errors name it in the report written at exit,
+// after the block may have been discarded.
+const HChar* copy_desc(Addr s) {
     constexpr SizeT kMax = 256;
     HChar buf[kMax];
     SizeT n = 0;
     for (HChar c; n + 1 < kMax && read_client(s + n, &c) && c; ++n)
         buf[n] = c;
     buf[n] = 0;
-    return VG_(strdup)("mg.mc.cgb.desc", buf);
+    static XArray* names; // of const HChar*
+    if (!names) names = VG_(newXA)(VG_(malloc), "mg.mc.cgb.names", VG_(free), sizeof(HChar*));
+    for (Word i = 0; i < VG_(sizeXA)(names); ++i) {
+        auto* name = *static_cast<const HChar**>(VG_(indexXA)(names, i));
+        if (VG_(strcmp)(name, buf) == 0) return name;
+    }
+    const HChar* copy = VG_(strdup)("mg.mc.cgb.desc", buf);
+    VG_(addToXA)(names, &copy);
+    return copy;
 }
 
 UWord create_block(ThreadId tid, Addr a, SizeT len, Addr desc) {
@@ -100,13 +111,13 @@ bool mc_client_request(ThreadId tid, UWord* args, UWord* ret) {
     SizeT len = args[2];
     switch (args[0]) {
     case VG_USERREQ__MAKE_MEM_NOACCESS:
-        abits_make(a, len, false);
+        request_make(a, len, false);
         *ret = static_cast<UWord>(-1); // memcheck's answer
         return true;
     // Without definedness bits, undefined and defined are both addressable.
     case VG_USERREQ__MAKE_MEM_UNDEFINED:
     case VG_USERREQ__MAKE_MEM_DEFINED:
-        abits_make(a, len, true);
+        request_make(a, len, true);
         *ret = static_cast<UWord>(-1);
         return true;
     case VG_USERREQ__MAKE_MEM_DEFINED_IF_ADDRESSABLE:
@@ -134,7 +145,6 @@ bool mc_client_request(ThreadId tid, UWord* args, UWord* ret) {
             *ret = 1;
             return true;
         }
-        VG_(free)(client_blocks[i].desc);
         client_blocks[i] = ClientBlock{0, 0, nullptr, nullptr};
         *ret = 0;
         return true;

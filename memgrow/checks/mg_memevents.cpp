@@ -77,13 +77,18 @@ void memevents_initial_stack(Addr sp) {
 
 // The core's own stack tracking is decided before the options are read
 // (and would cost every run); mg_access.cpp calls this after each write of
-// SP instead. The ABI's red zone below SP stays addressable.
+// SP instead. The ABI's red zone below SP stays addressable. A new frame
+// also takes the old red zone back: what a program left not addressable
+// there (a dead frame's array it marked NOACCESS, as memcheck's
+// describe-block) is the new frame's memory now.
 void memevents_sp_changed(Addr old_sp, Addr new_sp) {
     constexpr Addr kMaxFrame = 2000000; // memcheck's --max-stackframe: more is a stack switch
     if (new_sp < old_sp && old_sp - new_sp <= kMaxFrame)
-        abits_make(new_sp - VG_STACK_REDZONE_SZB, old_sp - new_sp, true);
-    else if (new_sp > old_sp && new_sp - old_sp <= kMaxFrame)
+        abits_make(new_sp - VG_STACK_REDZONE_SZB, old_sp - new_sp + VG_STACK_REDZONE_SZB, true);
+    else if (new_sp > old_sp && new_sp - old_sp <= kMaxFrame) {
         abits_make(old_sp - VG_STACK_REDZONE_SZB, new_sp - old_sp, false);
+        abits_make(new_sp - VG_STACK_REDZONE_SZB, VG_STACK_REDZONE_SZB, true);
+    }
 }
 
 void memevents_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx) {

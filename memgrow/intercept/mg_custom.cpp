@@ -1,5 +1,6 @@
 #include "intercept/mg_custom.hpp"
 #include "checks/mg_abits.hpp"
+#include "checks/mg_access.hpp"
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_heap.hpp"
 #include "records/mg_timeline.hpp"
@@ -30,8 +31,8 @@ Pool* find_pool(ThreadId tid, Addr handle) {
 }
 
 void make_redzones(Addr a, SizeT size, SizeT rz) {
-    abits_make(a - rz, rz, false);
-    abits_make(a + size, rz, false);
+    request_make(a - rz, rz, false);
+    request_make(a + size, rz, false);
 }
 
 // The live blocks of table t for which keep(b) holds (a snapshot: the
@@ -56,7 +57,7 @@ void resize(Block* b, SizeT size) {
 
 void malloclike(ThreadId tid, Addr a, SizeT size, SizeT rz) {
     heap_record_block(tid, Table::host, a, size, AllocKind::custom);
-    abits_make(a, size, true);
+    request_make(a, size, true);
     make_redzones(a, size, rz);
 }
 
@@ -71,10 +72,10 @@ void resize_in_place(ThreadId tid, Addr a, SizeT old_size, SizeT new_size, SizeT
     if (new_size == old_size) return;
     resize(b, new_size);
     if (new_size < old_size) {
-        abits_make(a + new_size, old_size - new_size + rz, false);
+        request_make(a + new_size, old_size - new_size + rz, false);
     } else {
-        abits_make(a + old_size, new_size - old_size, true);
-        abits_make(a + new_size, rz, false);
+        request_make(a + old_size, new_size - old_size, true);
+        request_make(a + new_size, rz, false);
     }
 }
 
@@ -110,7 +111,7 @@ void destroy_pool(ThreadId tid, Addr handle) {
         Block* b = chunks[i];
         block_unlink(Table::pool, b);
         timeline_free(b->site, b->size);
-        abits_make(b->addr - p->rz, b->size + 2 * p->rz, false);
+        request_make(b->addr - p->rz, b->size + 2 * p->rz, false);
         block_dispose(b);
     }
     if (chunks) VG_(free)(chunks);
@@ -123,7 +124,7 @@ void pool_alloc(ThreadId tid, Addr handle, Addr a, SizeT size) {
     Block* b = heap_record_block(tid, Table::pool, a, size, AllocKind::pool);
     b->pool = p->id;
     p->n_chunks++;
-    abits_make(a, size, true);
+    request_make(a, size, true);
     make_redzones(a, size, p->rz);
 }
 
@@ -173,8 +174,8 @@ void pool_trim(ThreadId tid, Addr handle, Addr a, SizeT size) {
             continue;
         }
         Addr new_lo = lo < a ? a : lo, new_hi = hi > end ? end : hi;
-        abits_make(lo, new_lo - lo, false);
-        abits_make(new_hi, hi - new_hi, false);
+        request_make(lo, new_lo - lo, false);
+        request_make(new_hi, hi - new_hi, false);
         resize(b, new_hi - new_lo);
         if (new_lo != lo) block_move(Table::pool, b, new_lo);
     }

@@ -462,8 +462,8 @@ Code* code_at(Addr addr) {
         return nullptr;
     }
     Code*& recent = recent_code(addr);
-    auto* code = recent && recent->addr == addr ? recent
-                                                 : static_cast<Code*>(VG_(HT_lookup)(codes, addr));
+    auto* code =
+        recent && recent->addr == addr ? recent : static_cast<Code*>(VG_(HT_lookup)(codes, addr));
     if (code && code->filename == c.filename && code->qualname == c.qualname &&
         code->linetable == c.linetable && code->first_line == c.first_line)
         return recent = code;

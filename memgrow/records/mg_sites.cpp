@@ -217,8 +217,8 @@ class HybridMemo {
         slot_ = &e;
         hash_ = h;
         if (!e.site || e.hash != h || e.serial != stack.serial || e.mask != mask ||
-            e.n_tokens != py.n_tokens || e.n_segments != py.n_segments ||
-            e.site->space != space || e.site->device != device)
+            e.n_tokens != py.n_tokens || e.n_segments != py.n_segments || e.site->space != space ||
+            e.site->device != device)
             return nullptr;
         for (UInt i = 0; i < py.n_tokens; ++i)
             if (e.tokens[i] != py.tokens[i]) return nullptr;

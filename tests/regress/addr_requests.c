@@ -4,6 +4,15 @@
 #include <stdlib.h>
 #include <valgrind/memcheck.h>
 
+/* memcheck's describe-block: a frame's array marked NOACCESS and left so
+   when the frame returns; the frames after it reuse that memory. */
+__attribute__((noinline)) static void dead_frame_noaccess(void) {
+    char zone[0x1000];
+    (void)VALGRIND_CREATE_BLOCK(zone, sizeof zone, "dead frame zone");
+    (void)VALGRIND_MAKE_MEM_NOACCESS(zone, sizeof zone);
+    ((volatile char*)zone)[0] = 'x'; /* WRITE_DEAD_FRAME */
+}
+
 int main(void) {
     volatile char* p = malloc(64); /* ALLOC_64 */
     VALGRIND_MAKE_MEM_NOACCESS(p + 32, 32);
@@ -27,5 +36,7 @@ int main(void) {
     int discarded = VALGRIND_DISCARD(handle);
     int again = VALGRIND_DISCARD(handle);
     printf("block %d discarded %d again %d\n", handle, discarded, again);
+    dead_frame_noaccess();
+    printf("after the dead frame\n");
     return 0;
 }

@@ -205,7 +205,15 @@ class MemcheckRequests(TestCase):
                          r"256 client-defined$")
         self.assertEqual(top(z["alloc_frames"]), line_of(REQUESTS, "CREATE_HERE"))
         self.assertIn("block 0 discarded 0 again 1", r.log)
-        self.assertEqual(len(errors), 3, sorted(errors))
+        d = errors[line_of(REQUESTS, "WRITE_DEAD_FRAME")]
+        self.assertRegex(d["description"], r"is 0 bytes inside a dead frame zone of size 4,096 "
+                                           r"client-defined$")
+        self.assertEqual(len(errors), 4, sorted(errors))
+        # The frames that reuse the dead frame's memory (printf, exit) are
+        # no errors: memcheck's count, as in its describe-block.
+        self.assertIn("after the dead frame", r.log)
+        self.assertEqual(len([e for e in r.report["errors"] if e["kind"] in ADDRESS_KINDS]), 4,
+                         r.log)
 
     def test_without_addressability_every_check_passes(self):
         r = run([program("addr_requests")], options=["--addressability=no", "--leak-check=no"])
