@@ -143,6 +143,12 @@ bool abits_first_bad(Addr a, SizeT len, Addr* bad) {
     return false;
 }
 
+void abits_prefetch(Addr a) {
+    UWord chunk = a >> kAbitsChunkBits;
+    if (abits_on && chunk < kPrimaryEntries)
+        __builtin_prefetch(primary[chunk] + ((a & (kAbitsChunk - 1)) >> 3), 1);
+}
+
 UChar* const* abits_primary() {
     return primary;
 }

@@ -27,6 +27,8 @@ extern bool abits_on;
 
 void abits_init();
 void abits_make(Addr a, SizeT len, bool addressable);
+// Starts fetching the bitmap bits of a (memory about to be reused).
+void abits_prefetch(Addr a);
 // The first byte of [a, a+len) that is not addressable, or false.
 bool abits_first_bad(Addr a, SizeT len, Addr* bad);
 // The primary table, for the inline check.

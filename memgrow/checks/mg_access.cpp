@@ -53,17 +53,28 @@ bool inline_size(UInt n) {
     return n == 1 || n == 2 || n == 4 || n == 8 || n == 16 || n == 32;
 }
 
+IRExpr* binop(IRSB* sb, IRType ty, IROp op, IRExpr* a, IRExpr* b) {
+    return tmp(sb, ty, IRExpr_Binop(op, a, b));
+}
+IRExpr* u8(UInt v) {
+    return IRExpr_Const(IRConst_U8(static_cast<UChar>(v)));
+}
+
+// The bitmap of a's chunk: primary[(a >> 16) & mask] (a pointer).
+IRExpr* chunk_bitmap(IRSB* sb, IRExpr* a) {
+    IRExpr* idx = binop(sb, Ity_I64, Iop_Shr64, a, u8(kAbitsChunkBits));
+    idx = binop(sb, Ity_I64, Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1));
+    IRExpr* slot = binop(sb, Ity_I64, Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())),
+                         binop(sb, Ity_I64, Iop_Shl64, idx, u8(3)));
+    return tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+}
+
 // bits = the bitmap bits of [addr, addr+n), from the chunk's secondary;
 // the access takes the slow path when any is set or addr is above the
 // primary's range. A chunk-crossing access reads the secondary's slack
 // (all set).
 IRExpr* bad_condition(IRSB* sb, IRExpr* addr, UInt n) {
-    IRExpr* idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, addr, IRExpr_Const(IRConst_U8(16))));
-    idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1)));
-    IRExpr* off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shl64, idx, IRExpr_Const(IRConst_U8(3))));
-    IRExpr* slot = tmp(sb, Ity_I64,
-                       IRExpr_Binop(Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())), off));
-    IRExpr* sec = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    IRExpr* sec = chunk_bitmap(sb, addr);
     IRExpr* low = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, addr, c64(kAbitsChunk - 1)));
     IRExpr* byte = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, low, IRExpr_Const(IRConst_U8(3))));
     IRExpr* where = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, sec, byte));
@@ -153,13 +164,6 @@ IRExpr* atom(IRSB* sb, IRExpr* a) {
 // move calls the helper with the old and new values.
 alignas(8) ULong sp_scratch;
 
-IRExpr* binop(IRSB* sb, IRType ty, IROp op, IRExpr* a, IRExpr* b) {
-    return tmp(sb, ty, IRExpr_Binop(op, a, b));
-}
-IRExpr* u8(UInt v) {
-    return IRExpr_Const(IRConst_U8(static_cast<UChar>(v)));
-}
-
 void add_sp_change(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
     constexpr ULong kRedZone = VG_STACK_REDZONE_SZB;
     IRExpr* d = binop(sb, Ity_I64, Iop_Sub64, old_sp, new_sp);
@@ -180,11 +184,7 @@ void add_sp_change(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp) {
     IRExpr* bad = binop(sb, Ity_I64, Iop_Or64, binop(sb, Ity_I64, Iop_Or64, big, mis),
                         binop(sb, Ity_I64, Iop_Or64, hi, over));
     IRExpr* shape = binop(sb, Ity_I1, Iop_CmpEQ64, bad, c64(0));
-    IRExpr* idx = binop(sb, Ity_I64, Iop_Shr64, x, u8(kAbitsChunkBits));
-    idx = binop(sb, Ity_I64, Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1));
-    IRExpr* slot = binop(sb, Ity_I64, Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())),
-                         binop(sb, Ity_I64, Iop_Shl64, idx, u8(3)));
-    IRExpr* sec = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    IRExpr* sec = chunk_bitmap(sb, x);
     IRExpr* own1 = binop(sb, Ity_I1, Iop_CmpNE64, sec,
                          c64(reinterpret_cast<ULong>(abits_distinguished(false))));
     IRExpr* own2 = binop(sb, Ity_I1, Iop_CmpNE64, sec,
@@ -262,11 +262,7 @@ bool add_sp_change_const(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp, Long delta) {
         bad = binop(sb, Ity_I64, Iop_Or64, bad, over);
     }
     IRExpr* shape = binop(sb, Ity_I1, Iop_CmpEQ64, bad, c64(0));
-    IRExpr* idx = binop(sb, Ity_I64, Iop_Shr64, x, u8(kAbitsChunkBits));
-    idx = binop(sb, Ity_I64, Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1));
-    IRExpr* slot = binop(sb, Ity_I64, Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())),
-                         binop(sb, Ity_I64, Iop_Shl64, idx, u8(3)));
-    IRExpr* sec = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    IRExpr* sec = chunk_bitmap(sb, x);
     IRExpr* own =
         binop(sb, Ity_I1, Iop_CmpNE64, sec, c64(reinterpret_cast<ULong>(abits_distinguished(pop))));
     IRExpr* fast = binop(sb, Ity_I1, Iop_And1, shape, own);

@@ -42,6 +42,8 @@ UChar align_code(SizeT orig_align, SizeT align) {
 // zeroes nor releases it.
 void release(const FreedBlock& f) {
     if (custom_kind(f.kind)) return;
+    // The arena often hands this memory out at the allocation that follows.
+    abits_prefetch(f.addr);
     if (f.size > kZeroWhenAllocatedMax && zeroing())
         VG_(memset)(reinterpret_cast<void*>(f.addr), 0, f.size);
     VG_(cli_free)(reinterpret_cast<void*>(f.addr));

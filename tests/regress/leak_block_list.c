@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "forget_pointers.h"
 
 static char* interior;
 static char* array_elements;
@@ -73,18 +74,6 @@ __attribute__((noinline)) static void keep_block(int i) {
     memset(kept[i], 3, 100);
 }
 
-/* No stale pointer below main's frame or in a scratch register. */
-__attribute__((noinline)) static void forget(void) {
-    volatile char buf[16384];
-    for (size_t i = 0; i < sizeof buf; i++)
-        buf[i] = 0;
-#if defined(__x86_64__)
-    __asm__ volatile("xor %%eax, %%eax\n\txor %%ecx, %%ecx\n\txor %%edx, %%edx\n\t"
-                     "xor %%esi, %%esi\n\txor %%edi, %%edi\n\txor %%r8d, %%r8d\n\t"
-                     "xor %%r9d, %%r9d\n\txor %%r10d, %%r10d\n\txor %%r11d, %%r11d" ::
-                         : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "memory");
-#endif
-}
 
 /* Busy until `path` exists; gives up (exit 3) after 120 s so that a lost
    test does not leave it spinning. */
