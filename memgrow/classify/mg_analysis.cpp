@@ -58,7 +58,7 @@ void analyse(Analysis* a) {
         Growth g = classify(s->clock.levels(levels, a->n_buckets), a->n_buckets, marks,
                             a->n_mark_buckets, p);
         a->growth_class[id] = g.cls;
-        if (a->leaks && id < a->leaks->n_sites && leaked_bytes(a->leaks->sites[id]) > 0)
+        if (a->leaks && id < a->leaks->n_sites && leaked_bytes(a->leaks->site(id)) > 0)
             g.cls = SiteClass::leaked;
         a->growth.set(id, g);
         UInt k = static_cast<UInt>(g.cls);
@@ -84,7 +84,7 @@ static void apply_suppressions(Analysis* a) {
     for (UInt id = 0; id < a->n_sites; ++id) {
         const Site* s = site_at(id);
         if (a->leaks && id < a->leaks->n_sites) {
-            const SiteLeak& l = a->leaks->sites[id];
+            const SiteLeak& l = a->leaks->site(id);
             if (l.blocks[kDefinite] + l.blocks[kIndirect] + l.blocks[kPossible])
                 a->leak_suppressed_by[id] = class_suppression(s, SiteClass::leaked);
         }

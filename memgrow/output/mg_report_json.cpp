@@ -139,8 +139,7 @@ void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int wh
 // What the leak scan found of the site's blocks: bytes by kind under
 // "lost" (the contract), blocks by kind beside it.
 void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
-    static const SiteLeak none{};
-    const SiteLeak& l = id < a.leaks->n_sites ? a.leaks->sites[id] : none;
+    const SiteLeak& l = a.leaks->site(id);
     for (int blocks = 0; blocks < 2; ++blocks) {
         w.key(blocks ? "lost_blocks" : "lost");
         w.begin_object();
@@ -285,7 +284,7 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
         for (UInt id = ps->first; id != kNoPySite; id = py.next[id])
             if (id < a.leaks->n_sites)
                 for (UInt kind = 0; kind < kReachable; ++kind)
-                    lost[kind] += a.leaks->sites[id].bytes[kind];
+                    lost[kind] += a.leaks->site(id).bytes[kind];
         w.key("lost");
         w.begin_object();
         for (UInt kind = 0; kind < kReachable; ++kind)
@@ -395,7 +394,7 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
         w.member("suppression", supp);
     }
     if (a.leaks && s->id < a.leaks->n_sites) {
-        const SiteLeak& l = a.leaks->sites[s->id];
+        const SiteLeak& l = a.leaks->site(s->id);
         bool any = l.indirect_through != 0;
         for (UInt k = 0; k <= kReachable; ++k)
             any = any || l.bytes[k] || l.blocks[k];
@@ -451,7 +450,7 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt stack, const Analysis& a)
         for (UInt id = ps->first; id != kNoPySite; id = py.next[id])
             if (id < a.leaks->n_sites)
                 for (UInt kind = 0; kind < kReachable; ++kind)
-                    lost[kind] += a.leaks->sites[id].bytes[kind], any = any || lost[kind];
+                    lost[kind] += a.leaks->site(id).bytes[kind], any = any || lost[kind];
         if (any) {
             w.key("lost");
             w.begin_object();

@@ -107,7 +107,7 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
 template <class F>
 void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, F f) {
     for (UInt id = 0; id < scan.n_sites; ++id) {
-        const SiteLeak& sl = scan.sites[id];
+        const SiteLeak& sl = scan.site(id);
         for (UInt k = 0; k < kLeakKinds; ++k) {
             if (!sl.blocks[k]) continue;
             if (a.leak_suppressed_by && a.leak_suppressed_by[id] && k != kReachable) continue;
@@ -121,7 +121,7 @@ void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, 
                 if (!blocks) continue;
                 Record r{id, k, td, bytes, blocks, through, 0, 0, 0};
                 if (prev && id < prev->n_sites) {
-                    const SiteLeak& ps = prev->sites[id];
+                    const SiteLeak& ps = prev->site(id);
                     ULong pb = td ? ps.teardown_bytes[k] : ps.bytes[k] - ps.teardown_bytes[k];
                     ULong pt = k != kDefinite ? 0
                                : td           ? ps.teardown_indirect_through
@@ -176,9 +176,9 @@ void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, UL
     for (UInt id = 0; id < scan->n_sites && id < a.n_sites; ++id) {
         if (!a.leak_suppressed_by[id]) continue;
         for (UInt k = 0; k < kReachable; ++k) {
-            bytes[k] += scan->sites[id].bytes[k], blocks[k] += scan->sites[id].blocks[k];
-            bytes[kLeakKinds] += scan->sites[id].bytes[k];
-            blocks[kLeakKinds] += scan->sites[id].blocks[k];
+            bytes[k] += scan->site(id).bytes[k], blocks[k] += scan->site(id).blocks[k];
+            bytes[kLeakKinds] += scan->site(id).bytes[k];
+            blocks[kLeakKinds] += scan->site(id).blocks[k];
         }
     }
 }

@@ -246,13 +246,21 @@ bool teardown_scan_done; // the scan when teardown began (not one of `scans`)
 
 void release(LeakScan* s) {
     if (!s) return;
-    VG_(free)(s->sites);
+    VG_(free)(s->slot);
+    VG_(free)(s->leaks);
     VG_(free)(s);
 }
 
 // Sums the walk's marks per site and per kind, memcheck's way: an
 // unreached block is definitely lost, and carries the bytes its clique lost.
 void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
+    out->slot = static_cast<UInt*>(VG_(calloc)("mg.leak.slot", out->n_sites + 1, sizeof(UInt)));
+    for (UInt i = 0; i < n; ++i) {
+        UInt& slot = out->slot[blocks[i]->site->id];
+        if (!slot) slot = ++out->n_leaks;
+    }
+    out->leaks =
+        static_cast<SiteLeak*>(VG_(calloc)("mg.leak.sites", out->n_leaks + 1, sizeof(SiteLeak)));
     for (UInt i = 0; i < n; ++i) {
         const reach::Mark& m = marks[i];
         UInt k = m.state == reach::State::unreached  ? kDefinite
@@ -260,7 +268,7 @@ void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
                  : m.state == reach::State::possible ? kPossible
                                                      : kReachable;
         SizeT size = blocks[i]->size;
-        SiteLeak& s = out->sites[blocks[i]->site->id];
+        SiteLeak& s = out->leaks[out->slot[blocks[i]->site->id] - 1];
         s.bytes[k] += size, s.blocks[k]++;
         out->bytes[k] += size, out->blocks[k]++;
         if (k == kDefinite) s.indirect_through += m.indirect;
@@ -495,8 +503,6 @@ const LeakScan* leak_scan() {
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
     out->number = ++n_scans;
     out->n_sites = site_count();
-    out->sites =
-        static_cast<SiteLeak*>(VG_(calloc)("mg.leak.sites", out->n_sites + 1, sizeof(SiteLeak)));
     tally(out, w.blocks, w.marks, w.n);
     out->scanned_bytes = w.scanned;
     out->teardown_scanned = teardown_scan_done;

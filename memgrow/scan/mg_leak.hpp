@@ -30,9 +30,19 @@ inline ULong leaked_bytes(const SiteLeak& l) {
 }
 
 struct LeakScan {
-    UInt number;     // 1 for the run's first scan
-    UInt n_sites;    // sites that existed when it ran
-    SiteLeak* sites; // by site id
+    UInt number;  // 1 for the run's first scan
+    UInt n_sites; // sites that existed when it ran
+    // Sparse: most sites have no live block when a scan runs (1.3M sites
+    // after `import torch` would be 160 bytes each). slot[id] is 0 for none,
+    // else 1 + the index of the site's entry in `leaks`.
+    UInt* slot;
+    SiteLeak* leaks;
+    UInt n_leaks;
+    // What the scan found of a site's blocks (all zero for none).
+    const SiteLeak& site(UInt id) const {
+        static const SiteLeak none{};
+        return id < n_sites && slot[id] ? leaks[slot[id] - 1] : none;
+    }
     ULong bytes[kLeakKinds], blocks[kLeakKinds];
     ULong heuristic_bytes[reach::kHeuristicCount], heuristic_blocks[reach::kHeuristicCount];
     ULong scanned_bytes;                                           // root and block memory read
