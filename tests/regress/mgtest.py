@@ -66,6 +66,18 @@ def run(argv, options=(), env=None, timeout=300, json_name="report.%p.json"):
         return Run(p.returncode, p.stdout, reports)
 
 
+def build_extension(python, source, name, out_dir):
+    """Builds tests/regress/<source> as the extension module `name` for
+    `python`, against that interpreter's own headers, into out_dir."""
+    paths = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
+                            "['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"],
+                           capture_output=True, text=True, check=True).stdout.split()
+    include, suffix = paths[0], paths[1]
+    subprocess.run(["cc", "-shared", "-fPIC", "-g", "-O0", f"-I{include}", "-o",
+                    os.path.join(out_dir, name + suffix),
+                    os.path.join(SRC, "tests", "regress", source)], check=True)
+
+
 def _dense(pairs, n, changes):
     """A format-2 sparse series (pairs [bucket, value, ...]) made dense: a
     level holds from its bucket on when `changes`, else only there."""

@@ -9,8 +9,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import (SRC, TestCase, program, python_interpreters, run,  # noqa: E402
-                    source_line)
+from mgtest import (SRC, TestCase, build_extension, program, python_interpreters,  # noqa: E402
+                    run, source_line)
 
 HEAP = "tests/regress/addr_heap.c"
 FREED = "tests/regress/addr_freed.c"
@@ -300,6 +300,39 @@ class PythonExtension(TestCase):
                 r = run([*interpreters[name].argv, "-c", "pass"], options=YES)
                 self.assertEqual([e for e in r.report["errors"] if e["kind"] in ADDRESS_KINDS], [])
                 self.assertIn("ERROR SUMMARY: 0 errors", r.log)
+
+
+class PythonExtensionModule(TestCase):
+    """The same bugs in a real extension module, built against the headers
+    of each interpreter that has them (pyenv's 3.11, Debian's 3.11)."""
+
+    def check(self, python):
+        ext, driver = "tests/regress/py_addr_extmod.c", "tests/regress/py_addr_extmod.py"
+        with tempfile.TemporaryDirectory(prefix="memgrow-extmod-") as tmp:
+            build_extension(python, "py_addr_extmod.c", "addr_extmod", tmp)
+            r = run([python, os.path.join(SRC, driver), tmp], options=YES)
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        errors = {top(e["frames"]): e for e in r.report["errors"] if e["frames"]}
+        e = errors[line_of(ext, "EXTMOD_OFF_BY_ONE")]
+        self.assertEqual((e["kind"], e["message"]), ("Addr1", "Invalid read of size 1"))
+        self.assertTrue(e["description"].endswith("is 0 bytes after a block of size 24 alloc'd"))
+        py = [(f["function"], f["line"]) for f in e["frames"] if f["python"]]
+        self.assertEqual(py[:2], [("total", source_line(driver, "PY_EXTMOD_OFF_BY_ONE")),
+                                  ("<module>", source_line(driver, "PY_EXTMOD_MAIN"))])
+        self.assertIn("total", [f["function"] for f in e["alloc_frames"] if f["python"]])
+        u = errors[line_of(ext, "EXTMOD_AFTER_FREE")]
+        self.assertEqual(u["message"], "Invalid read of size 4")
+        self.assertTrue(u["description"].endswith("is 12 bytes inside a block of size 40 free'd"))
+        self.assertIn(("stale", source_line(driver, "PY_EXTMOD_AFTER_FREE")),
+                      [(f["function"], f["line"]) for f in u["frames"] if f["python"]])
+        self.assertRegex(r.log, r"by py: total \(\S*py_addr_extmod.py:%d\)"
+                         % source_line(driver, "PY_EXTMOD_OFF_BY_ONE"))
+
+    def test_on_the_running_python(self):
+        self.check(sys.executable)
+
+    def test_on_debian_python(self):
+        self.check("/usr/bin/python3")
 
 
 class GrowthUnchanged(TestCase):

@@ -12,7 +12,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, describe, run, source_line  # noqa: E402
+from mgtest import SRC, TestCase, build_extension, describe, run, source_line  # noqa: E402
 
 PYTHON = "/usr/bin/python3"  # Debian's, with python3-torch (scripts/install-deps.sh)
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_torch_loop.py")
@@ -125,24 +125,13 @@ class TorchLoop(TestCase):
                       r.log)
 
 
-def build_extension(python, out_dir):
-    """Builds py_leaky_ext.c for `python` into out_dir."""
-    paths = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()"
-                            "['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"],
-                           capture_output=True, text=True, check=True).stdout.split()
-    include, suffix = paths[0], paths[1]
-    subprocess.run(["cc", "-shared", "-fPIC", "-g", "-O0", f"-I{include}", "-o",
-                    os.path.join(out_dir, "leaky_ext" + suffix),
-                    os.path.join(SRC, "tests", "regress", "py_leaky_ext.c")], check=True)
-
-
 class LeakyExtension(TestCase):
     """A C extension that loses a malloc and a reference per call: leaked,
     and growing by their history, on the interpreters with headers here."""
 
     def check(self, python):
         with tempfile.TemporaryDirectory(prefix="memgrow-test-ext-") as tmp:
-            build_extension(python, tmp)
+            build_extension(python, "py_leaky_ext.c", "leaky_ext", tmp)
             driver = os.path.join(SRC, "tests", "regress", "py_leaky_ext.py")
             r = run([python, driver, tmp, "2000"])
         self.assertEqual(r.rc, 0, r.log[-3000:])
