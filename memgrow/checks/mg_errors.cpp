@@ -1,4 +1,5 @@
 #include "checks/mg_errors.hpp"
+#include "intercept/mg_client_slabs.hpp"
 #include "checks/mg_mc_requests.hpp"
 #include "mg_options.hpp"
 #include "include/memgrow.h"
@@ -554,6 +555,7 @@ void describe_address(Addr a, AddrInfo* ai) {
         block_info(ai, Block_Freed, a, f->addr, f->size, f->site, f->freed_at);
         return;
     }
+    if (slab_describe(a, ai)) return;
     VG_(describe_addr)(VG_(current_DiEpoch)(), a, ai);
 }
 
@@ -689,6 +691,15 @@ void describe_text(Addr a, const AddrInfo& ai, HChar* buf, SizeT n) {
             rel = "inside";
         }
         BlockKind k = ai.Addr.Block.block_kind;
+        bool arena = k == Block_ClientArenaMallocd || k == Block_ClientArenaFree ||
+                     k == Block_ValgrindArenaMallocd || k == Block_ValgrindArenaFree;
+        if (arena) { // block_desc is the arena's name
+            bool free = k == Block_ClientArenaFree || k == Block_ValgrindArenaFree;
+            VG_(snprintf)
+            (buf, n, "Address %#lx is %'ld bytes %s a%s block of size %'lu in arena \"%s\"", a,
+             delta, rel, free ? "n unallocated" : "", size, ai.Addr.Block.block_desc);
+            break;
+        }
         VG_(snprintf)
         (buf, n, "Address %#lx is %'ld bytes %s a %s of size %'lu %s", a, delta, rel,
          ai.Addr.Block.block_desc, size,

@@ -70,6 +70,7 @@ Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind) {
     b->released = 0;
     b->align_log2p1 = 0;
     b->by_teardown = 0;
+    b->slab = 0;
     b->maps = 0;
     b->birth = 0;
     VG_(HT_add_node)(tables[static_cast<UInt>(t)], b);
@@ -168,16 +169,13 @@ void quarantine_push(const FreedBlock& f) {
 void quarantine_trim(void (*release)(const FreedBlock&)) {
     while (freed_bytes > clo.freelist_vol)
         release_oldest(release);
-    // The next block to leave was freed 20 MB of frees ago: its node, its
-    // arena header and its neighbour's are out of the cache by now. Fetched
-    // here, an allocation ahead, releasing it costs no misses (these were
-    // a quarter of a malloc-heavy run).
-    UInt l = freed_head[0] ? 0 : 1;
-    if (const FreedNode* n = freed_head[l]) {
-        __builtin_prefetch(n->next);
-        __builtin_prefetch(reinterpret_cast<const char*>(n->f.addr) - 64);
-        __builtin_prefetch(reinterpret_cast<const char*>(n->f.addr + n->f.size));
-    }
+    // The node of the next block to leave: fetched an allocation ahead.
+    if (const FreedNode* n = freed_head[freed_head[0] ? 0 : 1]) __builtin_prefetch(n->next);
+}
+
+const FreedBlock* quarantine_oldest() {
+    const FreedNode* n = freed_head[freed_head[0] ? 0 : 1];
+    return n ? &n->f : nullptr;
 }
 
 const FreedBlock* quarantine_find(Addr addr) {

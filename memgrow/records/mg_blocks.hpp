@@ -35,6 +35,8 @@ struct Block {
     UChar align_log2p1;
     // Host blocks: reachable when teardown began, or born after (mg_leak).
     UChar by_teardown;
+    // Host blocks: carved from a slab (mg_client_slabs), not the core's arena.
+    UChar slab;
     union {
         UInt maps; // virtual-memory blocks: the mappings that use them
         UInt pool; // mempool chunks: their pool's id (mg_custom.cpp)
@@ -52,6 +54,7 @@ struct FreedBlock {
     Site* site;
     ExeContext* freed_at;
     AllocKind kind;
+    UChar slab; // Block::slab
 };
 
 // A recently freed device-side block (virtual-memory ones by handle); an
@@ -101,6 +104,8 @@ void quarantine_push(const FreedBlock& f);
 // at most --freelist-vol bytes; called before each allocation (memcheck's
 // moment), `release` for each block that leaves.
 void quarantine_trim(void (*release)(const FreedBlock&));
+// The block that leaves next, if any.
+const FreedBlock* quarantine_oldest();
 // The quarantined block at addr, if any (a double free).
 const FreedBlock* quarantine_find(Addr addr);
 // The quarantined block whose payload holds a, else one whose payload or

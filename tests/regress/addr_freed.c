@@ -47,6 +47,14 @@ int main(void) {
     printf("%s\n", again == (char*)big ? "reused" : "not reused");
     free(again);
 
+    /* A small block whose memory left the quarantine and went to no other
+       block: memcheck describes the arena's free memory. */
+    volatile char* gone = malloc(40); /* ALLOC_GONE */
+    free((void*)gone);
+    for (int k = 0; k < 12; ++k)
+        free(malloc(1000));     /* 12000 bytes freed after it: `gone` leaves */
+    sum += gone[3];             /* READ_RELEASED */
+
     deep();
     long below;
     __asm__ volatile("movq -1024(%%rsp), %0" : "=r"(below)); /* BELOW_SP */

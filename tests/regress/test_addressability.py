@@ -169,6 +169,13 @@ class Freed(TestCase):
         self.assertNotIn(line_of(FREED, "READ_PAST_QUARANTINE"), errors)
         e = errors[line_of(FREED, "READ_SMALL_QUARANTINED")]
         self.assertTrue(e["description"].endswith("is 1 bytes inside a block of size 100 free'd"))
+        # `gone` left it and no block took its memory back: the client
+        # arena's free memory, in memcheck's words (the slot of a 40-byte
+        # block holds 48 bytes).
+        e = errors[line_of(FREED, "READ_RELEASED")]
+        self.assertEqual(e["message"], "Invalid read of size 1")
+        self.assertRegex(e["description"], r"^Address 0x[0-9a-f]+ is 3 bytes inside an unallocated "
+                         r'block of size 48 in arena "client"$')
 
     def test_below_stack_pointer(self):
         e = by_line(self.r.report, FREED)[line_of(FREED, "BELOW_SP")]
