@@ -1,7 +1,8 @@
 #!/bin/sh
 # Unpacks the CPython interpreters the Python tests run besides the
 # machine's own 3.11: Debian sid's 3.13, 3.14 and 3.15 (static libpython,
-# stripped, as Debian builds them) with sid's glibc, each into
+# stripped, as Debian builds them) with their headers (the tests build an
+# extension module against each) and sid's glibc, each into
 # ${XDG_CACHE_HOME:-~/.cache}/memgrow/pythonX.Y (scripts/fetch-debian.sh:
 # apt with a private configuration, nothing installed system-wide).
 #
@@ -48,7 +49,7 @@ status=0
 for v in "$@"; do
     dest=$cache/python$v
     if "$here/fetch-debian.sh" sid "$dest" libc6 "python$v-minimal" "libpython$v-minimal" \
-        "libpython$v-stdlib" "libpython$v" libssl3t64 && runnable "$dest" "$v"; then
+        "libpython$v-stdlib" "libpython$v" "libpython$v-dev" libssl3t64 && runnable "$dest" "$v"; then
         echo "memgrow: CPython $v for the tests: $dest/usr/bin/python$v"
     else
         echo "memgrow: no CPython $v for the tests: its Python tests will fail" >&2

@@ -73,7 +73,10 @@ def build_extension(python, source, name, out_dir):
                             "['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))"],
                            capture_output=True, text=True, check=True).stdout.split()
     include, suffix = paths[0], paths[1]
-    subprocess.run(["cc", "-shared", "-fPIC", "-g", "-O0", f"-I{include}", "-o",
+    # Debian's pyconfig.h includes <x86_64-linux-gnu/pythonX.Y/pyconfig.h>
+    # from the include folder's parent (not /usr/include for an unpacked one).
+    subprocess.run(["cc", "-shared", "-fPIC", "-g", "-O0", f"-I{include}",
+                    f"-I{os.path.dirname(include)}", "-o",
                     os.path.join(out_dir, name + suffix),
                     os.path.join(SRC, "tests", "regress", source)], check=True)
 

@@ -311,7 +311,7 @@ class PythonExtension(TestCase):
 
 class PythonExtensionModule(TestCase):
     """The same bugs in a real extension module, built against the headers
-    of each interpreter that has them (pyenv's 3.11, Debian's 3.11)."""
+    of each interpreter: pyenv's 3.11, Debian's 3.11 and sid's 3.13 to 3.15."""
 
     def check(self, python):
         ext, driver = "tests/regress/py_addr_extmod.c", "tests/regress/py_addr_extmod.py"
@@ -340,6 +340,14 @@ class PythonExtensionModule(TestCase):
 
     def test_on_debian_python(self):
         self.check("/usr/bin/python3")
+
+    def test_on_newer_pythons(self):
+        # Debian sid's, built against their headers (libpythonX.Y-dev,
+        # unpacked by scripts/fetch-python.sh); a missing one fails.
+        interpreters = python_interpreters()
+        for name in ("3.13", "3.14", "3.15"):
+            with self.subTest(interpreter=name):
+                self.check(interpreters[name].argv[0])
 
 
 class GrowthUnchanged(TestCase):
