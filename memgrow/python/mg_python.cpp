@@ -693,9 +693,21 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
 } // namespace
 
 bool python_is_eval(Addr ip) {
+    if (!python_in_interpreter(ip)) return false;
+    // Asked for every frame of each native stack the stack cache misses, and
+    // the interpreter's return addresses are few: the symbol search once each.
+    struct Known {
+        Addr ip;
+        bool eval;
+    };
+    static Known known[1024];
+    Known& k = known[(ip ^ (ip >> 10)) & 1023];
+    if (k.ip == ip) return k.eval;
     const HChar* name;
-    return python_in_interpreter(ip) && VG_(get_fnname)(VG_(current_DiEpoch)(), ip, &name) &&
-           VG_(strncmp)(name, "_PyEval_EvalFrameDefault", 24) == 0;
+    bool eval = VG_(get_fnname)(VG_(current_DiEpoch)(), ip, &name) &&
+                VG_(strncmp)(name, "_PyEval_EvalFrameDefault", 24) == 0;
+    k = Known{ip, eval};
+    return eval;
 }
 
 bool python_defer_warmup_end() {
