@@ -87,7 +87,7 @@ namespace {
 LeakCounts leak_counts;
 } // namespace
 
-ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit) {
+ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit, bool by_monitor) {
     leak_scan();
     Analysis a;
     analyse(&a);
@@ -95,7 +95,7 @@ ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit) {
     UInt saved_kinds = clo.show_leak_kinds;
     clo.leak_check = full ? LeakCheck::full : LeakCheck::summary;
     clo.show_leak_kinds = kinds;
-    print_leaks(a, which, limit);
+    print_leaks(a, which, limit, by_monitor);
     clo.leak_check = saved;
     clo.show_leak_kinds = saved_kinds;
     LeakCounts& c = leak_counts;
@@ -358,7 +358,7 @@ bool monitor_command(const HChar* command) {
         // by default, where memcheck's monitor takes none).
         UInt saved = clo.heuristics;
         clo.heuristics = heuristics;
-        leak_check_now(which, full, kinds, limit);
+        leak_check_now(which, full, kinds, limit, true);
         clo.heuristics = saved;
         return true;
     }

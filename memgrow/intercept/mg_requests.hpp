@@ -18,9 +18,11 @@ struct ReportHow {
 bool report_now(const HChar* path_pattern, const ReportHow& how, HChar** written = nullptr);
 // Scans for leaks now (a request, a monitor command) and prints the loss
 // records `which` and `kinds` (as --show-leak-kinds) select, at most `limit`
-// of them when not 0, and the summary. Returns the definitely and
-// indirectly lost bytes not suppressed.
-ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit = 0);
+// of them when not 0, and the summary (its hints worded for a monitor
+// command when by_monitor). Returns the definitely and indirectly lost
+// bytes not suppressed.
+ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit = 0,
+                     bool by_monitor = false);
 // The LEAK SUMMARY of the last of those scans (memcheck's COUNT_LEAKS and
 // COUNT_LEAK_BLOCKS): by leak kind less what suppressions silence, the
 // suppressed at [kLeakKinds]; zeros before the first scan.

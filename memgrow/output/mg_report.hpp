@@ -22,7 +22,7 @@ enum class LeakDelta : UChar { any, increased, changed, fresh };
 // Loss records (--leak-check=full, --show-leak-kinds) and the LEAK SUMMARY;
 // with a limit, only that many of the records it would print, the largest
 // (memcheck's "limited N").
-void print_leaks(const Analysis& a, LeakDelta which, UInt limit = 0);
+void print_leaks(const Analysis& a, LeakDelta which, UInt limit = 0, bool by_monitor = false);
 // memcheck's block_list: the blocks of the last scan's loss records from..to
 // (0-based, to clamped to the last), at most max_blocks of them, only those
 // a heuristic in `heuristics` (bits by reach::Heuristic, 0: all) accepted;

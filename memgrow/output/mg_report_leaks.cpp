@@ -183,7 +183,7 @@ void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, UL
     }
 }
 
-void print_leaks(const Analysis& a, LeakDelta which, UInt limit) {
+void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor) {
     bool deltas = which != LeakDelta::any;
     const LeakScan* scan = a.leaks;
     if (!scan) return;
@@ -272,6 +272,22 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit) {
     VG_(umsg)
     ("        suppressed: %'llu%s bytes in %'llu%s blocks\n", sup[kLeakKinds], d_bytes,
      sup_blocks[kLeakKinds], d_blocks);
+    // memcheck's hints, in its words (a monitor command is told its own
+    // arguments).
+    ULong any_blocks = 0;
+    for (UInt k = 0; k < kLeakKinds; ++k)
+        any_blocks += scan->blocks[k] - sup_blocks[k];
+    if (clo.leak_check != LeakCheck::full && any_blocks)
+        VG_(umsg)
+        (by_monitor ? "To see details of leaked memory, give 'full' arg to leak_check\n"
+                    : "Rerun with --leak-check=full to see details of leaked memory\n");
+    if (clo.leak_check == LeakCheck::full && scan->blocks[kReachable] - sup_blocks[kReachable] &&
+        !(clo.show_leak_kinds & (1u << kReachable))) {
+        VG_(umsg)("Reachable blocks (those to which a pointer was found) are not shown.\n");
+        VG_(umsg)
+        (by_monitor ? "To see them, add 'reachable any' args to leak_check\n"
+                    : "To see them, rerun with: --leak-check=full --show-leak-kinds=all\n");
+    }
     // memcheck's totals above are the exit's; this says how much of what
     // they call lost was reachable when teardown began.
     if (scan->teardown_scanned) {

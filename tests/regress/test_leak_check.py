@@ -331,6 +331,14 @@ class MemcheckMonitorArguments(TestCase):
             finally:
                 svc.close()
 
+    def test_hints_name_the_monitor_arguments(self):
+        # memcheck's hints under the summary, worded for leak_check.
+        hidden = "Reachable blocks (those to which a pointer was found) are not shown."
+        self.assertRegex(self.out["definite"], re.escape(hidden) + r"\n(==\d+== )?"
+                         + re.escape("To see them, add 'reachable any' args to leak_check"))
+        self.assertNotIn(hidden, self.out["reachable"])
+        self.assertNotIn("To see them, rerun with", self.out["definite"])
+
     def test_kinds(self):
         self.assertEqual(self.rc, 0, self.log)
         every = records(self.out["reachable"])
@@ -685,6 +693,18 @@ class MemcheckLeakRequests(TestCase):
     def mid_run(self, log):
         """The log up to the program's last line: the five requested checks."""
         return log[:log.index("counts last:")]
+
+    def test_hints_are_memchecks(self):
+        # After each requested summary, the same hints as memcheck's.
+        hints = ("Reachable blocks (those to which a pointer was found) are not shown.",
+                 "To see them, rerun with: --leak-check=full --show-leak-kinds=all",
+                 "Rerun with --leak-check=full to see details of leaked memory")
+        mine, theirs = self.mid_run(self.r.log), self.mid_run(self.mc_log)
+        for hint in hints:
+            with self.subTest(hint=hint):
+                self.assertEqual(mine.count(hint), theirs.count(hint), mine)
+        self.assertEqual(mine.count(hints[0]), 4, mine)  # the four full checks
+        self.assertEqual(mine.count(hints[2]), 1, mine)  # the quick one
 
     def test_summaries_are_memchecks(self):
         self.assertEqual((self.mc_rc, self.r.rc), (0, 0), self.r.log)
