@@ -102,15 +102,27 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
 }
 
 // Calls f with each loss record: one per site, kind and part (the
-// program's, teardown's) that has blocks. A suppressed site's lost kinds are
-// left out (the summary counts them as suppressed).
+// program's, teardown's) that has blocks, and, as memcheck keeps its loss
+// records from one scan to the next, one without blocks for each that had
+// some at the previous scan (it counts in "of N"; `changed` lists it as
+// "0 (-70) bytes in 0 (-1) blocks"). A suppressed site's lost kinds are left
+// out (the summary counts them as suppressed).
 template <class F>
 void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, F f) {
     for (UInt id = 0; id < scan.n_sites; ++id) {
         const SiteLeak& sl = scan.site(id);
         for (UInt k = 0; k < kLeakKinds; ++k) {
-            if (!sl.blocks[k]) continue;
             if (a.leak_suppressed_by && a.leak_suppressed_by[id] && k != kReachable) continue;
+            if (!sl.blocks[k]) {
+                const SiteLeak* ps = prev && id < prev->n_sites ? &prev->site(id) : nullptr;
+                ULong pblocks = ps ? ps->blocks[k] - ps->teardown_blocks[k] : 0;
+                if (!pblocks) continue;
+                ULong pt =
+                    k == kDefinite ? ps->indirect_through - ps->teardown_indirect_through : 0;
+                f(Record{id, k, false, 0, 0, 0, ps->bytes[k] - ps->teardown_bytes[k] + pt, pblocks,
+                         pt});
+                continue;
+            }
             for (int part = 0; part < 2; ++part) {
                 bool td = part == 1;
                 ULong bytes = td ? sl.teardown_bytes[k] : sl.bytes[k] - sl.teardown_bytes[k];
@@ -187,7 +199,7 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     bool deltas = which != LeakDelta::any;
     const LeakScan* scan = a.leaks;
     if (!scan) return;
-    const LeakScan* prev = deltas ? leak_scan_previous() : nullptr;
+    const LeakScan* prev = leak_scan_previous();
     if (clo.leak_check == LeakCheck::full) {
         UInt n = 0;
         Record* records = make_records(*scan, a, prev, &n);
@@ -196,7 +208,8 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
             if (r.teardown && !(clo.show_leak_kinds & kTeardownBit)) return false;
             bool more = r.bytes + r.indirect > r.old_bytes || r.blocks > r.old_blocks;
             bool same = r.bytes + r.indirect == r.old_bytes && r.blocks == r.old_blocks;
-            return !((which == LeakDelta::increased && !more) ||
+            return !((which == LeakDelta::any && !r.blocks) ||
+                     (which == LeakDelta::increased && !more) ||
                      (which == LeakDelta::changed && same) ||
                      (which == LeakDelta::fresh && r.old_blocks));
         };
@@ -277,10 +290,9 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     ULong any_blocks = 0;
     for (UInt k = 0; k < kLeakKinds; ++k)
         any_blocks += scan->blocks[k] - sup_blocks[k];
-    if (clo.leak_check != LeakCheck::full && any_blocks)
-        VG_(umsg)
-        (by_monitor ? "To see details of leaked memory, give 'full' arg to leak_check\n"
-                    : "Rerun with --leak-check=full to see details of leaked memory\n");
+    if (clo.leak_check != LeakCheck::full && any_blocks) VG_(umsg)
+    (by_monitor ? "To see details of leaked memory, give 'full' arg to leak_check\n"
+                : "Rerun with --leak-check=full to see details of leaked memory\n");
     if (clo.leak_check == LeakCheck::full && scan->blocks[kReachable] - sup_blocks[kReachable] &&
         !(clo.show_leak_kinds & (1u << kReachable))) {
         VG_(umsg)("Reachable blocks (those to which a pointer was found) are not shown.\n");

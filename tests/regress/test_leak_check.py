@@ -694,6 +694,19 @@ class MemcheckLeakRequests(TestCase):
         """The log up to the program's last line: the five requested checks."""
         return log[:log.index("counts last:")]
 
+    def test_emptied_record_is_kept_one_scan(self):
+        # memcheck keeps a loss record whose blocks were all freed until the
+        # next scan: DO_CHANGED_LEAK_CHECK lists it with its change.
+        from test_leaks import memcheck
+        argv, kinds = [program("leak_requests")], ["--show-leak-kinds=all"]
+        _, theirs = memcheck(argv, kinds)
+        mine = run(argv, options=kinds).log
+        emptied = re.compile(r"^==\d+== (0 \(-\d+\) bytes in 0 \(-1\) blocks are still reachable "
+                             r"in loss record 1) of \d+$", re.M)
+        self.assertEqual(emptied.findall(theirs), ["0 (-70) bytes in 0 (-1) blocks are still "
+                                                   "reachable in loss record 1"], theirs)
+        self.assertEqual(emptied.findall(mine), emptied.findall(theirs), mine)
+
     def test_hints_are_memchecks(self):
         # After each requested summary, the same hints as memcheck's.
         hints = ("Reachable blocks (those to which a pointer was found) are not shown.",
