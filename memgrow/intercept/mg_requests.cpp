@@ -74,7 +74,8 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     }
     HChar* path = report_file_name(pattern, forked_child);
     bool ok = write_json_report(path, a);
-    if (ok && summary) VG_(umsg)("memgrow: JSON report written to %s\n", path);
+    if (ok && summary && VG_(clo_verbosity) > 0)
+        VG_(umsg)("memgrow: JSON report written to %s\n", path);
     if (ok && written)
         *written = path;
     else

@@ -239,6 +239,8 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
         keep_table(records, n, scan->number, deltas);
     }
 
+    // The summary is for people: -q leaves the loss records (errors), as memcheck.
+    if (VG_(clo_verbosity) < 1) return;
     // Lost bytes of suppressed sites move to the "suppressed" line.
     ULong sup[kLeakKinds + 1], sup_blocks[kLeakKinds + 1], psup[kLeakKinds + 1],
         psup_blocks[kLeakKinds + 1];

@@ -193,7 +193,8 @@ void print_frame(const Frame& f, void* first_frame) {
     *first = false;
 }
 
-void print_summary(const Analysis& a) {
+// The HEAP GROWTH SUMMARY's totals, the classes and the projection.
+void print_totals(const Analysis& a) {
     const HChar* when = !tl.torn_down             ? "while running"
                         : tl.teardown_reason == 1 ? "when exit() began"
                         : tl.teardown_reason == 2 ? "when Py_FinalizeEx() began"
@@ -228,6 +229,12 @@ void print_summary(const Analysis& a) {
     ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks, tl.first_mark_at);
     projection_print(projection_of(a), a);
     VG_(umsg)("\n");
+}
+
+void print_summary(const Analysis& a) {
+    // -q keeps the findings (the sites listed below), not the totals: as
+    // memcheck's LEAK SUMMARY and its loss records.
+    if (VG_(clo_verbosity) > 0) print_totals(a);
 
     UInt* order = static_cast<UInt*>(VG_(malloc)("mg.log.order", (a.n_sites + 1) * sizeof(UInt)));
     for (UInt id = 0; id < a.n_sites; ++id)

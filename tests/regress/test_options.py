@@ -22,6 +22,19 @@ class Options(TestCase):
         self.assertIn(message, out)
         self.assertNotIn("HEAP GROWTH SUMMARY", out)  # the program never ran
 
+    def test_quiet_keeps_the_findings_only(self):
+        # -q, as memcheck: loss records and the growing site, no summaries.
+        for prog, finding in (("leak_tree", "are definitely lost in loss record"),
+                              ("grow_list", "GROWING 1 of 1: remember (grow_list.c:")):
+            with self.subTest(program=prog):
+                loud, quiet = run([program(prog)]), run([program(prog)], options=["-q"])
+                for r in (loud, quiet):
+                    self.assertIn(finding, r.log)
+                    self.assertEqual(len(r.reports), 1)
+                for summary in ("LEAK SUMMARY:", "HEAP GROWTH SUMMARY", "JSON report written"):
+                    self.assertIn(summary, loud.log)
+                    self.assertNotIn(summary, quiet.log)
+
     def test_bad_values_are_errors_at_start(self):
         self.assertRejected(["--time-unit=s"], "the time unit must be B, i or ms")
         self.assertRejected(["--depth=0"], "'--depth' argument must be between 1 and 256")
