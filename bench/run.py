@@ -2,7 +2,7 @@
 """Benchmark memgrow against native runs and its peers.
 
     python3 bench/run.py [--quick] [--build DIR] [--repeat N]
-                         [--only c|python|length|scan] [--length] [--python EXE] [--keep]
+                         [--only c|python|length|scan] [--length] [--python EXE|3.15] [--keep]
 
 Runs each workload (bench/malloc_heavy.c, bench/python_loop.py) natively and
 under Valgrind's none, memcheck, massif, dhat, memgrow and under heaptrack,
@@ -143,7 +143,24 @@ def is_elf(path):
         return False
 
 
+def interpreters():
+    """The CPythons the regression tests run, by name ("running", "debian",
+    "3.12" to "3.15"): tests/regress/mgtest.py finds them (Debian's 3.13 to
+    3.15 unpacked by scripts/fetch-python.sh, each starting through its own
+    glibc's ld.so)."""
+    sys.path.insert(0, os.path.join(ROOT, "tests", "regress"))
+    try:
+        import mgtest
+    finally:
+        sys.path.pop(0)
+    return mgtest, mgtest.python_executables()
+
+
 def find_python(explicit):
+    if explicit and os.path.sep not in explicit:
+        mgtest, known = interpreters()
+        if explicit in known:
+            explicit = known[explicit]
     exe = os.path.realpath(explicit or sys.executable)
     if not is_elf(exe):
         # A pyenv shim or wrapper script: Valgrind would measure its shell.
@@ -157,11 +174,71 @@ def find_python(explicit):
     return exe
 
 
+def readelf(args, path):
+    try:
+        return subprocess.run(["readelf"] + args + [path], capture_output=True, text=True,
+                              errors="replace", timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def build_id(path):
+    m = re.search(r"Build ID: ([0-9a-f]+)", readelf(["-n"], path))
+    return m.group(1) if m else None
+
+
+def debug_link(path):
+    m = re.search(r"\]\s+(\S+\.debug)", readelf(["--string-dump=.gnu_debuglink"], path))
+    return m.group(1) if m else None
+
+
+def glibc_debuginfo(python, tmp):
+    """Valgrind options that give the tools the symbols of the glibc an
+    interpreter brings along (Debian sid's, for the 3.13 to 3.15 of
+    scripts/fetch-python.sh), or [] when it runs on the machine's own.
+    Memcheck stops at start-up without the symbols of that ld.so (it must
+    redirect its strlen), and sid's is stripped: fetch-python.sh unpacks
+    sid's libc6-dbg beside the interpreters. Valgrind 3.19 looks for debug
+    files by build ID only under /usr/lib/debug; elsewhere it follows the
+    .gnu_debuglink name under --extra-debuginfo-path + the object's folder,
+    so that tree is made of links in tmp. Every Valgrind configuration gets
+    it: each then reads the same debug info."""
+    m = re.search(r"Requesting program interpreter: ([^\]]+)\]", readelf(["-lW"], python))
+    if not m:
+        return []
+    interp = os.path.realpath(m.group(1))
+    libdir = os.path.dirname(interp)
+    if libdir in ("/lib64", "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/usr/lib64"):
+        return []
+    mgtest, _ = interpreters()
+    debug = (os.environ.get("MEMGROW_GLIBC_DEBUG")
+             or mgtest._cache("glibc-dbg-sid", "usr", "lib", "debug"))
+    mirror = os.path.join(tmp, "debuginfo")
+    found = set()
+    for path in sorted(glob.glob(os.path.join(libdir, "*.so*"))):
+        path = os.path.realpath(path)
+        bid, link = build_id(path), debug_link(path)
+        target = bid and os.path.join(debug, ".build-id", bid[:2], bid[2:] + ".debug")
+        if not link or not target or not os.path.exists(target):
+            continue
+        where = mirror + os.path.dirname(path)
+        os.makedirs(where, exist_ok=True)
+        if not os.path.lexists(os.path.join(where, link)):
+            os.symlink(target, os.path.join(where, link))
+        found.add(path)
+    if interp not in found:
+        log("warning: no debug info for %s (in %s): memcheck cannot start on %s; "
+            "scripts/fetch-python.sh unpacks it" % (interp, debug, python))
+        return []
+    return ["--extra-debuginfo-path=" + mirror]
+
+
 class Tools:
     """Which configurations can run here, and how to run them."""
 
     def __init__(self, build, tmp):
         self.tmp = tmp
+        self.vg_options = []  # given to every Valgrind tool (glibc_debuginfo)
         self.valgrind = shutil.which("valgrind")
         self.in_place = os.path.join(build, "vg-in-place")
         if not os.access(self.in_place, os.X_OK):
@@ -218,17 +295,20 @@ class Tools:
         out = os.path.join(self.tmp, tag)
         if config == "native":
             return argv
+        vg = self.vg_options
         if config == "none":
-            return [self.valgrind, "--tool=none"] + argv
+            return [self.valgrind, "--tool=none"] + vg + argv
         if config.split()[0] == "memcheck":  # "memcheck --option ...": with options
-            return [self.valgrind, "--tool=memcheck"] + config.split()[1:] + argv
+            return [self.valgrind, "--tool=memcheck"] + vg + config.split()[1:] + argv
         if config == "massif":
-            return [self.valgrind, "--tool=massif", "--massif-out-file=" + out + ".massif"] + argv
+            return ([self.valgrind, "--tool=massif", "--massif-out-file=" + out + ".massif"]
+                    + vg + argv)
         if config == "dhat":
-            return [self.valgrind, "--tool=dhat", "--dhat-out-file=" + out + ".dhat"] + argv
+            return ([self.valgrind, "--tool=dhat", "--dhat-out-file=" + out + ".dhat"]
+                    + vg + argv)
         if config.split()[0] == "memgrow":  # "memgrow --option ...": memgrow with options
             return ([self.memgrow_vg, "--tool=memgrow", "--json-file=" + out + ".json"]
-                    + config.split()[1:] + argv)
+                    + vg + config.split()[1:] + argv)
         if config == "heaptrack":
             return [self.heaptrack, "-o", out + ".heaptrack"] + argv
         raise ValueError(config)
@@ -606,7 +686,9 @@ def main():
     ap.add_argument("--only", action="append", choices=["c", "python", "startup", "length", "scan"],
                     help="run only these sections (repeatable)")
     ap.add_argument("--length", action="store_true", help="run only the run-length section")
-    ap.add_argument("--python", default=None, help="Python interpreter to measure [this one]")
+    ap.add_argument("--python", default=None,
+                    help="Python interpreter to measure: a path, or a name of the tests' "
+                         "interpreters (3.13, 3.14, 3.15, debian) [this one]")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = ap.parse_args()
 
@@ -652,12 +734,15 @@ def run(args, repeat, q, sections, tmp, t_start):
         runner.failures.append(tools.memgrow_broken)
     python = find_python(args.python)
     script = os.path.join(HERE, "python_loop.py")
+    tools.vg_options = glibc_debuginfo(python, tmp)
 
     print("memgrow benchmark: %d CPU core%s, repeat %d%s" % (
         os.cpu_count() or 0, "" if os.cpu_count() == 1 else "s", repeat, ", quick sizes" if q else ""))
     print("memgrow: %s" % (tools.memgrow_where if tools.memgrow_vg else tools.missing["memgrow"]))
     print("valgrind: %s   heaptrack: %s   python: %s   cc: %s" % (
         tools.valgrind or "not installed", tools.heaptrack or "not installed", python, cc))
+    if tools.vg_options:
+        print("valgrind options for the interpreter's own glibc: %s" % " ".join(tools.vg_options))
     for config in CONFIGS:
         if config in tools.missing:
             print("skipping %s: %s" % (config, tools.missing[config]))

@@ -14,7 +14,8 @@
 # CPython 3.12 is no longer in Debian's archive: a runtime unpacked there by
 # an earlier version of this script (or MEMGROW_PYTHON312 naming such a
 # folder) is made to start by itself too; without one the tests say that
-# 3.12 is not tested.
+# 3.12 is not tested. Sid's libc6-dbg goes into glibc-dbg-sid beside them,
+# for memcheck in bench/run.py.
 #
 #   scripts/fetch-python.sh [VERSION...]   (default: 3.13 3.14 3.15)
 set -eu
@@ -56,6 +57,16 @@ for v in "$@"; do
         status=1
     fi
 done
+
+# The symbols of sid's glibc, which Debian strips: memcheck cannot start
+# on these interpreters without those of their ld.so (bench/run.py
+# --python 3.15 hands them to every Valgrind tool). Their own folder, so
+# that the interpreters' folders stay as the tests use them.
+if "$here/fetch-debian.sh" sid "$cache/glibc-dbg-sid" libc6-dbg; then
+    echo "memgrow: sid's glibc symbols for bench/run.py: $cache/glibc-dbg-sid"
+else
+    echo "memgrow: no symbols of sid's glibc: bench/run.py --python 3.15 runs no memcheck" >&2
+fi
 
 old=${MEMGROW_PYTHON312:-$cache/python3.12}
 if [ -d "$old" ]; then
