@@ -274,6 +274,9 @@ class Reader {
                                         c));
             s.cls = static_cast<SiteClass>(c);
         } else {
+            if (v[2].is_number_integer())
+                fail(at(2), "expected a class name, found a class code (revision 2's; is "
+                            "\"revision\": 2 missing, or after the rows?)");
             s.cls = site_class(v[2], at(2));
         }
         std::int64_t* counts[] = {&s.live_bytes,      &s.live_blocks,      &s.peak_bytes,
