@@ -344,6 +344,19 @@ bool streamable(const KeyScan& scan) {
     return true;
 }
 
+void expand_file(const std::string& input, const std::string& output);
+
+// What the check let through but expand cannot read still names the file.
+void expand_checked(const std::string& input, const std::string& output) {
+    try {
+        expand_file(input, output);
+    } catch (const format2::RowError& e) {
+        throw LoadError(input, e.what(), e.at);
+    } catch (const nlohmann::json::exception& e) {
+        throw LoadError(input, e.what());
+    }
+}
+
 void expand_file(const std::string& input, const std::string& output) {
     KeyScan scan;
     {
@@ -387,7 +400,7 @@ void add_expand_command(CLI::App& app, Commands& commands) {
         // Every check, and a one-line LoadError naming the file; the model
         // is dropped before the output is written.
         load_report(o->input);
-        expand_file(o->input, o->output);
+        expand_checked(o->input, o->output);
         return kOk;
     });
 }
