@@ -262,12 +262,14 @@ class Expander {
         } else if (key_ == "frames") {
             frames_.push_back(format2::frame_object(v).dump());
         } else if (key_ == "stacks") {
+            // 32 bits a number, as in the loader's tree (which checked them).
             std::int64_t x = v.get<std::int64_t>();
             if (index_ % 2 == 0) {
-                node_frame_.push_back(x);
+                node_frame_.push_back(x < 0 || x >= kNone ? kNone : static_cast<std::uint32_t>(x));
             } else {
                 std::int64_t node = static_cast<std::int64_t>(index_ / 2);
-                node_caller_.push_back(revision_ >= 2 ? format2::caller_of(node, x, "") : x);
+                if (revision_ >= 2) x = format2::caller_of(node, x, "");
+                node_caller_.push_back(x < 0 || x >= kNone ? kNone : static_cast<std::uint32_t>(x));
             }
         } else {
             row(v);
@@ -287,15 +289,16 @@ class Expander {
         out_.put(head);
         out_.put(",\"frames\":[");
         if (!v[1].is_null()) {
-            std::int64_t node = v[1].get<std::int64_t>();
-            std::size_t n = node_frame_.size(), hops = 0;
-            for (bool first = true; node >= 0 && static_cast<std::size_t>(node) < n && hops++ < n;
-                 first = false) {
-                std::int64_t f = node_frame_[static_cast<std::size_t>(node)];
-                if (f < 0 || static_cast<std::size_t>(f) >= frames_.size()) break;
+            std::int64_t start = v[1].get<std::int64_t>();
+            std::size_t n = std::min(node_frame_.size(), node_caller_.size()), hops = 0;
+            std::uint32_t node =
+                start < 0 || start >= kNone ? kNone : static_cast<std::uint32_t>(start);
+            for (bool first = true; node < n && hops++ < n; first = false) {
+                std::uint32_t f = node_frame_[node];
+                if (f >= frames_.size()) break;
                 if (!first) out_.put(',');
-                out_.put(frames_[static_cast<std::size_t>(f)]);
-                node = node_caller_[static_cast<std::size_t>(node)];
+                out_.put(frames_[f]);
+                node = node_caller_[node];
             }
         }
         out_.put(']');
@@ -323,7 +326,8 @@ class Expander {
     std::int64_t next_id_ = 0;
     // The tables: each frame's format-1 text, each node's frame and caller.
     std::vector<std::string> frames_;
-    std::vector<std::int64_t> node_frame_, node_caller_;
+    static constexpr std::uint32_t kNone = UINT32_MAX;
+    std::vector<std::uint32_t> node_frame_, node_caller_;
 };
 
 // Whether the file can be expanded as it is read: the fields that the rows
