@@ -4,13 +4,16 @@ with --format 2) with many sites, for timing memgrow-report on a large input:
 
     bench/gen_report.py --sites 100000 > big.json
     bench/gen_report.py --format 2 --sites 1000000 > big2.json
+    bench/gen_report.py --format 2 --revision 1 --sites 1000000 > big2r1.json
     /usr/bin/time -v memgrow-report show big.json > /dev/null
 
 Each site has a realistic shape: 4-16 frames (function, file, line, object,
 ip), a series of --buckets values and the growth evidence of its class.
 Format 2 is shaped like a big real report: stacks that share their callers
 (each site adds one to three frames to a stack already made), and most sites
-stable, changing in a bucket or two.
+stable, changing in a bucket or two. --revision picks format 2's encoding: 2
+(the tool's: callers as distances back, ids as gaps, class codes, "leak"
+arrays) or 1 (the first one).
 """
 import argparse
 import json
@@ -24,6 +27,8 @@ def main():
     ap.add_argument("--buckets", type=int, default=42)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--format", type=int, choices=(1, 2), default=1)
+    ap.add_argument("--revision", type=int, choices=(1, 2), default=2,
+                    help="format 2's encoding (docs/output-format.md)")
     a = ap.parse_args()
     rnd = random.Random(a.seed)
     width = 65536
@@ -96,7 +101,9 @@ def main():
 
 def write_v2(a, rnd, head, funcs, files, out):
     nb = a.buckets
-    head = dict(head, memgrow=2, site_count=a.sites)
+    r2 = a.revision >= 2
+    head = dict({"memgrow": 2, **({"revision": 2} if r2 else {})}, **head, site_count=a.sites)
+    head["memgrow"] = 2
     n_frames = 50000
     frames = [[rnd.choice(funcs), rnd.choice(files), rnd.randint(1, 3000),
                "/usr/local/bin/server", hex(0x400000 + i * 16)] for i in range(n_frames)]
@@ -107,8 +114,11 @@ def write_v2(a, rnd, head, funcs, files, out):
     for i in range(a.sites):
         parent = -1 if not site_node or rnd.random() < 0.01 else rnd.choice(site_node)
         for _ in range(rnd.randint(1, 3)):
-            nodes += [rnd.randrange(n_frames), parent]
-            parent = len(nodes) // 2 - 1
+            node = len(nodes) // 2
+            # Revision 2: the caller as how many nodes back it is (0: none).
+            nodes += [rnd.randrange(n_frames), (node - parent if parent >= 0 else 0) if r2
+                      else parent]
+            parent = node
         site_node.append(parent)
     text = json.dumps(head, separators=(",", ":"))
     out.write(text[:-1] + ',"frames":' + json.dumps(frames, separators=(",", ":")))
@@ -136,10 +146,13 @@ def write_v2(a, rnd, head, funcs, files, out):
                                "rate_per_mark": None, "confidence": 0.99, "trend_z": 4.2,
                                "began_at": 65536, "stopped_at": None, "marks_used": 0,
                                "marks_adding": 0, "released_at_end": False}
-        if cls == "leaked":
+        if cls == "leaked" and r2:
+            extra["leak"] = [live, 0, 0, 0, 0, 0, 0, 0]
+        elif cls == "leaked":
             extra["lost"] = {"definite": live, "indirect": 0, "possible": 0}
-        row = [i, site_node[i], cls, live, live // size, live, live + size, live // size + 1,
-               live, live // size, series, alloc, extra]
+        codes = {"stable": 0, "plateau": 1, "growing": 2, "leaked": 3}
+        row = [0 if r2 else i, site_node[i], codes[cls] if r2 else cls, live, live // size, live,
+               live + size, live // size + 1, live, live // size, series, alloc, extra]
         out.write(("," if i else "") + json.dumps(row, separators=(",", ":")))
     out.write('],"errors":[]}\n')
 

@@ -439,11 +439,14 @@ def site_v1(d, row):
     """The class and frames of a format-2 site row (docs/output-format.md):
     what this script reads of a site."""
     frames, node, stacks = [], row[1], d.get("stacks", [])
+    relative = d.get("revision", 1) >= 2  # callers as distances back, class codes
     while node is not None and node >= 0:
         f = d["frames"][stacks[2 * node]]
         frames.append({"function": f[0], "file": f[1], "line": f[2]})
-        node = stacks[2 * node + 1]
-    return {"class": row[2], "frames": frames}
+        back = stacks[2 * node + 1]
+        node = (node - back if back else -1) if relative else back
+    cls = ("stable", "plateau", "growing", "leaked")[row[2]] if relative else row[2]
+    return {"class": cls, "frames": frames}
 
 
 def memgrow_report(tmp, tag):

@@ -20,10 +20,16 @@ template <class J> J expand_document(const J& root) {
     if (auto f = root.find("frames"); f != root.end())
         for (const J& row : *f)
             frames.push_back(format2::frame_object(row));
+    int revision = format2::revision_of(root);
     std::vector<std::int64_t> stacks;
     if (auto s = root.find("stacks"); s != root.end())
-        for (const J& v : *s)
-            stacks.push_back(v.template get<std::int64_t>());
+        for (const J& v : *s) {
+            std::int64_t x = v.template get<std::int64_t>();
+            // Revision 2: the caller as a distance back, made an index.
+            if (revision >= 2 && stacks.size() % 2)
+                x = format2::caller_of(static_cast<std::int64_t>(stacks.size() / 2), x, "");
+            stacks.push_back(x);
+        }
     // A node's frames, innermost first: its frame, then its caller's.
     auto frames_of = [&](const J& node) {
         J out = J::array();
@@ -43,16 +49,18 @@ template <class J> J expand_document(const J& root) {
     for (auto it = root.begin(); it != root.end(); ++it) {
         const std::string& key = it.key();
         // Format 2's own fields: the tables, the row counts, the defaults.
-        if (key == "frames" || key == "stacks" || key == "site_count" ||
-            key == "python_site_count" || key == "quiet_growth" || key == "mark_buckets")
-            continue;
+        if (format2::own_field(key)) continue;
         if (key == "memgrow") {
             out[key] = 1;
         } else if (key == "sites" || key == "python_sites") {
             J list = J::array();
-            for (const J& row : it.value())
+            std::int64_t next_id = 0;
+            for (const J& row : it.value()) {
                 list.push_back(format2::site_object(row, key == "python_sites", buckets, leak_scan,
-                                                    frames_of(row[1]), quiet_growth, mark_buckets));
+                                                    frames_of(row[1]), quiet_growth, mark_buckets,
+                                                    revision, next_id));
+                if (revision >= 2) next_id = format2::after(list.back()["id"]);
+            }
             out[key] = std::move(list);
         } else {
             out[key] = it.value();

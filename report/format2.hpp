@@ -27,6 +27,15 @@ constexpr const char* kCounts[] = {"live_bytes",      "live_blocks",      "peak_
                                    "allocated_bytes", "allocated_blocks", "at_exit_bytes",
                                    "at_exit_blocks"};
 constexpr const char* kLostKinds[] = {"definite", "indirect", "possible"};
+// Format 2's encodings ("revision"; docs/output-format.md): 1, a report
+// without the field, holds ids, class names, absolute callers and lost
+// objects; 2 holds id gaps, class codes, callers as distances back, "leak"
+// arrays and sub-site steps.
+constexpr int kLatestRevision = 2;
+constexpr const char* kClassCodes[] = {"stable", "plateau", "growing", "leaked"};
+// A site's "leak": the three lost kinds in bytes, then in blocks, then
+// reachable_bytes and indirect_through; a Python site's: the bytes only.
+constexpr std::size_t kSiteLeak = 8, kPythonLeak = 3;
 
 template <class J> const char* kind_of(const J& v) {
     if (v.is_number_float()) return "a fractional number";
@@ -90,6 +99,90 @@ template <class J> J dense(const J& pairs, std::size_t n, bool changes, const st
     return out;
 }
 
+// The report's format-2 revision: 1 without the field. Anything but 1 or 2
+// is refused.
+template <class J> int revision_of(const J& root) {
+    auto it = root.find("revision");
+    if (it == root.end()) return 1;
+    if (!it->is_number_integer() || *it < 1 || *it > kLatestRevision)
+        throw RowError("", "unsupported format-2 revision " + it->dump() +
+                               " (this memgrow-report reads revisions 1 and 2)");
+    return it->template get<int>();
+}
+
+// The top-level fields of format 2 that format 1 does not have.
+inline bool own_field(const std::string& key) {
+    return key == "frames" || key == "stacks" || key == "site_count" ||
+           key == "python_site_count" || key == "quiet_growth" || key == "mark_buckets" ||
+           key == "revision";
+}
+
+// Revision 2's caller of node `node`: `back` nodes before it (0: none, -1
+// returned). A caller before the first node, or not before its callee, is
+// refused.
+inline std::int64_t caller_of(std::int64_t node, std::int64_t back, const std::string& at) {
+    if (back < 0 || back > node)
+        throw RowError(at, "caller " + std::to_string(back) + " nodes back from node " +
+                               std::to_string(node) + " is not an earlier node");
+    return back == 0 ? -1 : node - back;
+}
+
+// The id after `id` (0 after the largest: a gap from it cannot be valid
+// anyway, only the gap's own check refuses it).
+template <class J> std::int64_t after(const J& id) {
+    std::int64_t x = id.is_number_integer() ? id.template get<std::int64_t>() : 0;
+    return x == INT64_MAX ? 0 : x + 1;
+}
+
+// A row's id: revision 2 writes the gap after the previous row's id
+// (`next`: that id + 1), revision 1 the id.
+template <class J>
+std::int64_t row_id(const J& v, int revision, std::int64_t next, const std::string& at) {
+    std::int64_t x = row_integer(v, at);
+    if (revision < 2) return x;
+    if (x < 0 || x > INT64_MAX - next) throw RowError(at, "an id gap cannot be negative or huge");
+    return next + x;
+}
+
+// A row's class: revision 2 writes its code (0 stable, 1 plateau, 2
+// growing, 3 leaked), revision 1 its name (checked by the loader).
+template <class J> J row_class(const J& v, int revision, const std::string& at) {
+    if (revision < 2) return v;
+    std::int64_t c = row_integer(v, at);
+    if (c < 0 || c > 3)
+        throw RowError(at, "class code " + std::to_string(c) +
+                               " is not 0 to 3 (stable, plateau, "
+                               "growing, leaked)");
+    return J(kClassCodes[c]);
+}
+
+// Revision 2's "leak" array, checked: `n` integers.
+template <class J> void check_leak(const J& leak, std::size_t n, const std::string& at) {
+    if (!leak.is_array() || leak.size() != n)
+        throw RowError(at, "expected \"leak\" as an array of " + std::to_string(n) +
+                               " counts, found " + kind_of(leak));
+    for (std::size_t i = 0; i < n; ++i)
+        row_integer(leak[i], at + "/" + std::to_string(i));
+}
+
+// Revision 2's sub-site ids, each written as the step from the one before
+// (the first from 0), back to ids.
+template <class J> J sub_site_ids(const J& steps, const std::string& at) {
+    if (!steps.is_array())
+        throw RowError(at, std::string("expected an array, found ") + kind_of(steps));
+    J out = J::array();
+    std::int64_t id = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        std::int64_t d = row_integer(steps[i], at + "/" + std::to_string(i));
+        if (d < 0 || d > INT64_MAX - id)
+            throw RowError(at + "/" + std::to_string(i), "sub-site ids rise: a step cannot be "
+                                                         "negative or huge");
+        id += d;
+        out.push_back(id);
+    }
+    return out;
+}
+
 // The evidence of a quiet stable site, which format 2 leaves out.
 template <class J> J default_growth() {
     J g = J::object();
@@ -117,14 +210,19 @@ template <class J> J zero_lost() {
     return l;
 }
 
-// A site row (a Python site's when `python`) as the format-1 site object,
-// with `frames` as its frames. `buckets`: the report's bucket count;
-// `leak_scan`: the report has "leak_check" (every site then has "lost");
-// `quiet`: the report's "quiet_growth" (null: none); `mark_buckets`: the
-// length of the mark series.
+// A site row (a Python site's when `python`) as the format-1 site object
+// in two parts, `head` (up to its frames) and `tail` (after them), so that
+// expand can write a site's frames between them as text. `buckets`: the
+// report's bucket count; `leak_scan`: the report has "leak_check" (every site
+// then has "lost"); `quiet`: the report's "quiet_growth" (null: none);
+// `mark_buckets`: the length of the mark series; `revision`: the encoding;
+// `next_id`: the previous row's id + 1 (revision 2's rows hold the gap).
+template <class J> struct SiteParts { J head, tail; };
+
 template <class J>
-J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J frames,
-              const J* quiet = nullptr, std::size_t mark_buckets = 0) {
+SiteParts<J> site_parts(const J& row, bool python, std::size_t buckets, bool leak_scan,
+                        const J* quiet = nullptr, std::size_t mark_buckets = 0, int revision = 1,
+                        std::int64_t next_id = 0) {
     if (!row.is_array())
         throw RowError("", std::string("expected a site row (an array), found ") + kind_of(row));
     if (row.size() < kRowFields)
@@ -137,26 +235,39 @@ J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J 
         auto it = extra.find(key);
         return it == extra.end() ? nullptr : &*it;
     };
+    // Revision 2's compact fields, which format 1 spells out.
+    auto compact = [&](const std::string& key) {
+        return revision >= 2 && (key == "leak" || (python && key == "sites"));
+    };
     J s = J::object();
-    s["id"] = row[0];
+    s["id"] = revision >= 2 ? J(row_id(row[0], revision, next_id, "/0")) : row[0];
     const J* space = get("space");
     s["space"] = space ? *space : J("host");
     if (const J* device = get("device")) s["device"] = *device;
-    s["class"] = row[2];
+    s["class"] = row_class(row[2], revision, "/2");
     for (std::size_t i = 0; i < 7; ++i)
         s[kCounts[i]] = row[3 + i];
     const J* supp = get("suppressed");
     s["suppressed"] = supp ? *supp : J(false);
     if (const J* name = get("suppression")) s["suppression"] = *name;
     if (leak_scan) {
+        const J* leak = revision >= 2 ? get("leak") : nullptr;
+        if (leak) check_leak(*leak, python ? kPythonLeak : kSiteLeak, "/12/leak");
+        auto kinds = [&](std::size_t from) {
+            J l = J::object();
+            for (std::size_t k = 0; k < 3; ++k)
+                l[kLostKinds[k]] = (*leak)[from + k];
+            return l;
+        };
         const J* lost = get("lost");
-        s["lost"] = lost ? *lost : zero_lost<J>();
+        s["lost"] = leak ? kinds(0) : lost ? *lost : zero_lost<J>();
         if (!python) {
             const J* blocks = get("lost_blocks");
-            s["lost_blocks"] = blocks ? *blocks : zero_lost<J>();
-            for (const char* k : {"reachable_bytes", "indirect_through"}) {
-                const J* v = get(k);
-                s[k] = v ? *v : J(0);
+            s["lost_blocks"] = leak ? kinds(3) : blocks ? *blocks : zero_lost<J>();
+            const char* keys[] = {"reachable_bytes", "indirect_through"};
+            for (std::size_t k = 0; k < 2; ++k) {
+                const J* v = get(keys[k]);
+                s[keys[k]] = leak ? (*leak)[6 + k] : v ? *v : J(0);
             }
             const J* ls = get("lost_suppressed");
             s["lost_suppressed"] = ls ? *ls : J(false);
@@ -185,18 +296,33 @@ J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J 
         s["mark_series"] = dense(*marks, mark_buckets, true, "/12/mark_series");
     else if (mark_buckets) // a marked report leaves out a series with no change
         s["mark_series"] = dense(J::array(), mark_buckets, true, "/12/mark_series");
-    s["frames"] = std::move(frames);
+    J t = J::object();
     if (python) {
         const J* subs = get("sites");
-        s["sites"] = subs ? *subs : J::array();
+        t["sites"] = !subs ? J::array() : revision >= 2 ? sub_site_ids(*subs, "/12/sites") : *subs;
         const J* omitted = get("omitted_sites");
-        s["omitted_sites"] = omitted ? *omitted : J(0);
+        t["omitted_sites"] = omitted ? *omitted : J(0);
     }
     // Fields format 2 does not reshape (lost_by_teardown, and what later
     // versions add) are format 1's as they are: extend, never rename.
     for (auto it = extra.begin(); it != extra.end(); ++it)
-        if (s.find(it.key()) == s.end()) s[it.key()] = *it;
-    return s;
+        if (!compact(it.key()) && it.key() != "frames" && s.find(it.key()) == s.end() &&
+            t.find(it.key()) == t.end())
+            t[it.key()] = *it;
+    return {std::move(s), std::move(t)};
+}
+
+// The whole format-1 site object, with `frames` as its frames.
+template <class J>
+J site_object(const J& row, bool python, std::size_t buckets, bool leak_scan, J frames,
+              const J* quiet = nullptr, std::size_t mark_buckets = 0, int revision = 1,
+              std::int64_t next_id = 0) {
+    SiteParts<J> p =
+        site_parts(row, python, buckets, leak_scan, quiet, mark_buckets, revision, next_id);
+    p.head["frames"] = std::move(frames);
+    for (auto it = p.tail.begin(); it != p.tail.end(); ++it)
+        p.head[it.key()] = std::move(*it);
+    return std::move(p.head);
 }
 
 } // namespace mg::report::format2

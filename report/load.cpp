@@ -250,17 +250,35 @@ class Reader {
     // fields are checked as format 1's. The stack node is the caller's.
     // `quiet`: the report's "quiet_growth" (the evidence a row leaves out);
     // `mark_buckets`: the length of the mark series (stored as change points).
+    // `revision`: format 2's encoding; `next_id`: the previous row's id + 1.
     Site row(const json& v, const std::string& where, bool python, std::size_t buckets,
-             const Shared<Growth>& quiet, std::size_t mark_buckets) const {
+             const Shared<Growth>& quiet, std::size_t mark_buckets, int revision,
+             std::int64_t next_id) const {
         array(v, where);
         if (v.size() < format2::kRowFields)
             fail(where, fmt::format("a site row has {} fields, this one {}", format2::kRowFields,
                                     v.size()));
         Site s;
         auto at = [&](std::size_t i) { return where + "/" + std::to_string(i); };
-        s.id = integer(v[0], at(0));
+        try {
+            s.id = format2::row_id(v[0], revision, next_id, "");
+        } catch (const format2::RowError& e) {
+            fail(at(0), e.what());
+        }
         if (!v[1].is_null()) integer(v[1], at(1));
-        s.cls = site_class(v[2], at(2));
+        if (revision >= 2) {
+            std::int64_t c = integer(v[2], at(2));
+            if (c < 0 || c > 3)
+                fail(at(2), fmt::format("class code {} is not 0 to 3 (stable, plateau, growing, "
+                                        "leaked)",
+                                        c));
+            s.cls = static_cast<SiteClass>(c);
+        } else {
+            if (v[2].is_number_integer())
+                fail(at(2), "expected a class name, found a class code (revision 2's; is "
+                            "\"revision\": 2 missing, or after the rows?)");
+            s.cls = site_class(v[2], at(2));
+        }
         std::int64_t* counts[] = {&s.live_bytes,      &s.live_blocks,      &s.peak_bytes,
                                   &s.allocated_bytes, &s.allocated_blocks, &s.at_exit_bytes,
                                   &s.at_exit_blocks};
@@ -279,7 +297,22 @@ class Reader {
         std::string suppression;
         opt_string(extra, x, "suppression", suppression);
         s.suppression = suppression;
-        if (const json* l = member(extra, "lost")) s.lost = lost(*l, x + "/lost");
+        if (const json* l = member(extra, "leak"); l && revision >= 2) {
+            // [definite, indirect, possible, ...] (docs/output-format.md)
+            std::size_t n = python ? format2::kPythonLeak : format2::kSiteLeak;
+            array(*l, x + "/leak");
+            if (l->size() != n)
+                fail(x + "/leak", fmt::format("\"leak\" holds {} counts, not {}", n, l->size()));
+            Lost out;
+            std::int64_t* kinds[] = {&out.definite, &out.indirect, &out.possible};
+            for (std::size_t k = 0; k < n; ++k) {
+                std::int64_t c = integer((*l)[k], x + "/leak/" + std::to_string(k));
+                if (k < 3) *kinds[k] = c;
+            }
+            s.lost = out;
+        } else if (const json* l = member(extra, "lost")) {
+            s.lost = lost(*l, x + "/lost");
+        }
         if (const json* g = member(extra, "growth"))
             s.growth = growth(*g, x + "/growth");
         else
@@ -292,8 +325,17 @@ class Reader {
         opt_integer_or_null(extra, x, "process", s.process);
         if (python) {
             s.python = true;
-            if (const json* subs = member(extra, "sites"))
+            if (const json* subs = member(extra, "sites")) {
                 s.sub_sites = integers(*subs, x + "/sites");
+                // Revision 2: each the step from the one before (ids rise).
+                for (std::size_t i = 0; revision >= 2 && i < s.sub_sites.size(); ++i) {
+                    std::int64_t prev = i ? s.sub_sites[i - 1] : 0, d = s.sub_sites[i];
+                    if (d < 0 || d > INT64_MAX - prev)
+                        fail(fmt::format("{}/sites/{}", x, i),
+                             "sub-site ids rise: a step cannot be negative or huge");
+                    s.sub_sites[i] = prev + d;
+                }
+            }
         }
         return s;
     }
@@ -683,6 +725,19 @@ class Assembler {
         return static_cast<std::size_t>(n);
     }
 
+    // Format 2's revision, as the tables and rows need it: the field comes
+    // before them (finish() checks that it did).
+    int revision() {
+        if (!revision_) {
+            try {
+                revision_ = format2::revision_of(root_);
+            } catch (const format2::RowError& e) {
+                reader_.fail("/revision", e.what());
+            }
+        }
+        return *revision_;
+    }
+
     void operator()(const std::string& array, std::size_t i, json& v) {
         std::string where = "/" + array + "/" + std::to_string(i);
         if (array == "frames") {
@@ -700,6 +755,13 @@ class Assembler {
                     reader_.fail(where, fmt::format("frame {} is not in \"frames\"", x));
                 tree_->node_frame.push_back(static_cast<std::uint32_t>(x));
             } else {
+                if (revision() >= 2) { // the caller as a distance back: an index again
+                    try {
+                        x = format2::caller_of(static_cast<std::int64_t>(i / 2), x, "");
+                    } catch (const format2::RowError& e) {
+                        reader_.fail(where, e.what());
+                    }
+                }
                 if (x < -1 || x >= std::int64_t{StackTree::kNoNode})
                     reader_.fail(where, fmt::format("caller node {} is not an earlier node", x));
                 tree_->node_parent.push_back(x < 0 ? StackTree::kNoNode
@@ -716,7 +778,10 @@ class Assembler {
                 if (list.empty()) reserve(list, python);
                 has_scan_ = root_.contains("leak_check");
                 if (!quiet_) quiet_ = quiet();
-                list.push_back(reader_.row(v, where, python, it->size(), *quiet_, mark_buckets()));
+                std::int64_t next =
+                    list.empty() || list.back().id == INT64_MAX ? 0 : list.back().id + 1;
+                list.push_back(reader_.row(v, where, python, it->size(), *quiet_, mark_buckets(),
+                                           revision(), next));
                 // A report with a leak scan has "lost" at every site.
                 if (has_scan_ && !list.back().lost) list.back().lost = Lost{};
                 if (!v[1].is_null()) {
@@ -741,6 +806,18 @@ class Assembler {
         if (r.version == 2 && first_object_)
             reader_.fail(*first_object_, "expected an array (a format-2 site row), found an "
                                          "object");
+        // The tables and rows were read with the revision known then.
+        if (r.version == 2 && revision_) {
+            int now = 1;
+            try {
+                now = format2::revision_of(root_);
+            } catch (const format2::RowError& e) {
+                reader_.fail("/revision", e.what());
+            }
+            if (now != *revision_)
+                reader_.fail("/revision", "\"revision\" comes after the tables and rows it "
+                                          "describes");
+        }
         std::size_t n = tree_->node_frame.size();
         if (tree_->node_parent.size() != n)
             reader_.fail("/stacks", "the stacks are pairs (frame, caller)");
@@ -779,6 +856,7 @@ class Assembler {
     std::uint64_t input_size_;
     bool has_scan_ = false;
     std::optional<Shared<Growth>> quiet_; // one evidence for every quiet row
+    std::optional<int> revision_;         // format 2's, once a table or row needed it
     Report r;
     std::unique_ptr<StackTree> tree_ = std::make_unique<StackTree>();
     std::optional<std::string> first_row_, first_object_;

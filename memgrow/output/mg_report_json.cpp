@@ -365,15 +365,20 @@ template <typename T> void write_nonzero(JsonWriter& w, const T* v, UInt n) {
     w.end_array();
 }
 
-// The positional part of a row, up to the series: id, stack node, class and
-// the byte counts.
-void write_row_head(JsonWriter& w, UInt id, UInt stack, SiteClass cls, const Counts& c) {
-    w.uinteger(id);
+// The positional part of a row, up to the series: the id as the gap after
+// the previous row's (`next_id`: that id + 1; 0 for consecutive ids), the
+// stack node, the class as its code (0 stable, 1 plateau, 2 growing, 3
+// leaked: SiteClass's order) and the byte counts. Revision 2: the ids and
+// class names were 21 MB of a 191 MB PyTorch report.
+void write_row_head(JsonWriter& w, UInt id, UInt* next_id, UInt stack, SiteClass cls,
+                    const Counts& c) {
+    w.uinteger(id - *next_id);
+    *next_id = id + 1;
     if (stack == kNoStack)
         w.null();
     else
         w.uinteger(stack);
-    w.string(class_name(cls));
+    w.uinteger(static_cast<UInt>(cls));
     const ULong counts[] = {c.live_bytes,       c.live_blocks,   c.peak_bytes,    c.allocated_bytes,
                             c.allocated_blocks, c.at_exit_bytes, c.at_exit_blocks};
     for (ULong v : counts)
@@ -398,9 +403,27 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
         bool any = l.indirect_through != 0;
         for (UInt k = 0; k <= kReachable; ++k)
             any = any || l.bytes[k] || l.blocks[k];
-        if (any)
-            write_site_leaks(w, s->id, a);
-        else if (a.leak_suppressed_by && a.leak_suppressed_by[s->id])
+        if (any) { // "leak": the counts of format 1's lost, lost_blocks, ... in one array
+            w.key("leak");
+            w.begin_array();
+            for (UInt blocks = 0; blocks < 2; ++blocks)
+                for (UInt k = 0; k < kReachable; ++k)
+                    w.uinteger(blocks ? l.blocks[k] : l.bytes[k]);
+            w.uinteger(l.bytes[kReachable]);
+            w.uinteger(l.indirect_through);
+            w.end_array();
+            ULong by_teardown = 0;
+            for (UInt k = 0; k < kReachable; ++k)
+                by_teardown += l.teardown_bytes[k];
+            if (a.leaks->teardown_scanned && by_teardown) {
+                w.key("lost_by_teardown");
+                w.begin_object();
+                for (UInt k = 0; k < kReachable; ++k)
+                    w.member_u(leak_kind_name(k), l.teardown_bytes[k]);
+                w.end_object();
+            }
+        }
+        if (a.leak_suppressed_by && a.leak_suppressed_by[s->id])
             w.member_bool("lost_suppressed", true);
     }
     const Growth& g = a.growth[s->id];
@@ -412,9 +435,9 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
     w.end_object();
 }
 
-void write_site_row(JsonWriter& w, const Site* s, UInt stack, const Analysis& a) {
+void write_site_row(JsonWriter& w, const Site* s, UInt* next_id, UInt stack, const Analysis& a) {
     w.begin_array();
-    write_row_head(w, s->id, stack, a.growth[s->id].cls,
+    write_row_head(w, s->id, next_id, stack, a.growth[s->id].cls,
                    {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
                     s->allocated_bytes, s->allocated_blocks, s->live_bytes_now,
                     s->live_blocks_now});
@@ -428,11 +451,11 @@ void write_site_row(JsonWriter& w, const Site* s, UInt stack, const Analysis& a)
     w.end_array();
 }
 
-void write_python_site_row(JsonWriter& w, UInt k, UInt stack, const Analysis& a) {
+void write_python_site_row(JsonWriter& w, UInt k, UInt* next_id, UInt stack, const Analysis& a) {
     const PySites& py = *a.py;
     const PySite* ps = py.sites[k];
     w.begin_array();
-    write_row_head(w, k, stack, ps->growth.cls,
+    write_row_head(w, k, next_id, stack, ps->growth.cls,
                    {ps->live_bytes, ps->live_blocks, ps->peak_bytes, ps->allocated_bytes,
                     ps->allocated_blocks, ps->at_exit_bytes, ps->at_exit_blocks});
     write_changes(w, ps->series, a.n_buckets);
@@ -451,22 +474,24 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt stack, const Analysis& a)
             if (id < a.leaks->n_sites)
                 for (UInt kind = 0; kind < kReachable; ++kind)
                     lost[kind] += a.leaks->site(id).bytes[kind], any = any || lost[kind];
-        if (any) {
-            w.key("lost");
-            w.begin_object();
+        if (any) { // format 1's "lost" as [definite, indirect, possible]
+            w.key("leak");
+            w.begin_array();
             for (UInt kind = 0; kind < kReachable; ++kind)
-                w.member_u(leak_kind_name(kind), lost[kind]);
-            w.end_object();
+                w.uinteger(lost[kind]);
+            w.end_array();
         }
     }
     if (!growth_is_default(ps->growth, ps->history)) write_growth(w, ps->growth, ps->history, a);
     if (a.n_mark_buckets) write_mark_changes(w, ps->marks, a.n_mark_buckets);
-    UInt omitted = 0;
+    // The sub-sites' ids rise (a Python site collects them in id order):
+    // each is written as the step from the one before (the first from 0).
+    UInt omitted = 0, prev = 0;
     w.key("sites");
     w.begin_array();
     for (UInt id = ps->first; id != kNoPySite; id = py.next[id]) {
         if (listed(id, a))
-            w.uinteger(id);
+            w.integer(static_cast<i64>(id) - static_cast<i64>(prev)), prev = id;
         else
             ++omitted;
     }
@@ -505,6 +530,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     if (quiet_growth) write_growth(w, *quiet_growth, SiteClass::stable, a, "quiet_growth");
     if (a.n_mark_buckets) w.member_u("mark_buckets", a.n_mark_buckets);
     stack_table_write(w);
+    UInt next_id = 0;
     w.key("sites");
     w.begin_array();
     for (UInt id = 0; id < a.n_sites; ++id) {
@@ -513,14 +539,15 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
             ++*omitted, *omitted_peak += s->peak_bytes, *omitted_live += s->live_bytes_now;
             continue;
         }
-        write_site_row(w, s, site_stack[id], a);
+        write_site_row(w, s, &next_id, site_stack[id], a);
     }
     w.end_array();
     if (a.py) {
+        next_id = 0;
         w.key("python_sites");
         w.begin_array();
         for (UInt k = 0; k < n_py; ++k)
-            write_python_site_row(w, k, py_stack[k], a);
+            write_python_site_row(w, k, &next_id, py_stack[k], a);
         w.end_array();
     }
     VG_(free)(site_stack);
@@ -631,6 +658,10 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.begin_object();
     bool v2 = clo.json_format == 2;
     w.member_u("memgrow", v2 ? 2 : 1);
+    // Format 2's encoding (docs/output-format.md): 2 = callers as distances
+    // back, ids as gaps, class codes, "leak" arrays, sub-site steps. A report
+    // without it is the first encoding, which readers still read.
+    if (v2) w.member_u("revision", 2);
     w.key("command");
     w.begin_array();
     w.string(VG_(args_the_exename));

@@ -103,12 +103,17 @@ void stack_table_write(JsonWriter& w) {
             write_frame_row(Frame{word, nullptr, nullptr, 0, nullptr, false, p.inlined}, &p);
     }
     w.end_array();
-    // Pairs (frame, caller node), -1 for an outermost frame, flat.
+    // Pairs (frame, how many nodes back the caller is), 0 for an outermost
+    // frame, flat. A caller is interned before its callees, so the distance
+    // is at least 1, and 1 for most nodes (a stack's frames are interned
+    // outermost first, one after the other): 50 MB of caller indices in a
+    // PyTorch report were 29 MB as distances.
     w.key("stacks");
     w.begin_array();
     for (UInt id = 0; id < nodes->size(); ++id) {
         w.uinteger(nodes->first(id));
-        w.integer(static_cast<i64>(nodes->second(id)) - 1);
+        UInt caller = static_cast<UInt>(nodes->second(id)); // caller node + 1, 0: none
+        w.uinteger(caller ? id - (caller - 1) : 0);
     }
     w.end_array();
 }

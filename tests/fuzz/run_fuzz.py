@@ -84,6 +84,22 @@ def mutations_v2(report, edited):
     yield edited(lambda r: row(r).__setitem__(3, 2**63 - 1))
     yield edited(lambda r: r.update(sites=r["sites"] * 3))
     yield edited(lambda r: r.update(python_sites=r["sites"][:2]))
+    # Revision 2's encoding: callers as distances back, id gaps, class
+    # codes, "leak" arrays, sub-site steps; and the revision itself.
+    yield edited(lambda r: r.update(revision=3))
+    yield edited(lambda r: r.pop("revision", None))
+    yield edited(lambda r: r.update(revision=r.pop("revision", 2)))  # after the rows
+    yield edited(lambda r: r.update(stacks=[0, 1] + r["stacks"]))  # before the first node
+    yield edited(lambda r: r.update(stacks=r["stacks"][:3] + [-1] + r["stacks"][4:]))
+    yield edited(lambda r: r.update(stacks=r["stacks"][:3] + [2**63 - 1] + r["stacks"][4:]))
+    yield edited(lambda r: row(r).__setitem__(0, -1))
+    yield edited(lambda r: r.update(sites=[[2**63 - 1] + row(r)[1:], row(r)]))
+    yield edited(lambda r: row(r).__setitem__(2, 4))
+    yield edited(lambda r: row(r).__setitem__(2, "stable"))
+    yield edited(lambda r: row(r).__setitem__(12, {"leak": [1, 2]}))
+    yield edited(lambda r: row(r).__setitem__(12, {"leak": [2**63 - 1] * 8}))
+    yield edited(lambda r: r.update(
+        python_sites=[row(r)[:12] + [{"sites": [2**63 - 1, 2**63 - 1], "leak": [1, 2, 3]}]]))
 
 
 def seed():
@@ -102,6 +118,8 @@ def seed():
             f.write(data)
         n += 1
 
+    # Format 2's first encoding, as the tool wrote it before revision 2.
+    reports.append(os.path.join(SRC, "tests", "unit", "data", "report-format2-revision1.json"))
     for path in reports:
         with open(path, "rb") as f:
             data = f.read()

@@ -103,7 +103,13 @@ def expand(doc):
         return doc
     frames = [{"function": f[0], "file": f[1], "line": f[2], "object": f[3],
                "python": f[4] is None, "ip": f[4]} for f in doc.get("frames", [])]
-    stacks = doc.get("stacks", [])
+    revision = doc.get("revision", 1)
+    stacks = list(doc.get("stacks", []))
+    if revision >= 2:  # callers as distances back (0: none), made indices
+        for i in range(1, len(stacks), 2):
+            back = stacks[i]
+            stacks[i] = i // 2 - back if back else -1
+    classes = ("stable", "plateau", "growing", "leaked")
     n = len(doc.get("buckets", []))
     scan = "leak_check" in doc
     zero = {"definite": 0, "indirect": 0, "possible": 0}
@@ -112,12 +118,25 @@ def expand(doc):
              "stopped_at": None, "marks_used": 0, "marks_adding": 0,
              "released_at_end": False, "staircase_steps": 0, "next_step_at": None}
 
-    def site(row, python):
-        extra = row[12]
-        s = {"id": row[0], "space": extra.get("space", "host")}
+    def site(row, python, next_id):
+        extra = dict(row[12])
+        s = {"id": next_id + row[0] if revision >= 2 else row[0],
+             "space": extra.get("space", "host")}
         if "device" in extra:
             s["device"] = extra["device"]
-        s["class"] = row[2]
+        s["class"] = classes[row[2]] if revision >= 2 else row[2]
+        if revision >= 2 and "leak" in extra:  # [lost bytes x3, lost blocks x3, reachable, through]
+            leak = extra.pop("leak")
+            extra["lost"] = dict(zip(("definite", "indirect", "possible"), leak[:3]))
+            if not python:
+                extra["lost_blocks"] = dict(zip(("definite", "indirect", "possible"), leak[3:6]))
+                extra["reachable_bytes"], extra["indirect_through"] = leak[6], leak[7]
+        if revision >= 2 and python and "sites" in extra:  # steps from the one before
+            ids, at = [], 0
+            for step in extra["sites"]:
+                at += step
+                ids.append(at)
+            extra["sites"] = ids
         for i, key in enumerate(("live_bytes", "live_blocks", "peak_bytes", "allocated_bytes",
                                  "allocated_blocks", "at_exit_bytes", "at_exit_blocks")):
             s[key] = row[3 + i]
@@ -158,12 +177,16 @@ def expand(doc):
     out = {}
     for key, value in doc.items():
         if key in ("frames", "stacks", "site_count", "python_site_count", "quiet_growth",
-                   "mark_buckets"):
+                   "mark_buckets", "revision"):
             continue
         if key == "memgrow":
             value = 1
         elif key in ("sites", "python_sites"):
-            value = [site(row, key == "python_sites") for row in value]
+            rows, next_id = [], 0
+            for row in value:
+                rows.append(site(row, key == "python_sites", next_id))
+                next_id = rows[-1]["id"] + 1
+            value = rows
         out[key] = value
     return out
 

@@ -92,12 +92,13 @@ class ReportV2(unittest.TestCase):
         doc = self.load(self.files["marks", 2])
         self.assertGreater(doc["mark_buckets"], 0)
         self.assertGreater(doc["quiet_growth"]["marks_used"], 0)
-        quiet = [row for row in doc["sites"] if "growth" not in row[12]]
+        ids = [s["id"] for s in mgtest.expand(doc)["sites"]]
+        quiet = [i for i, row in zip(ids, doc["sites"]) if "growth" not in row[12]]
         self.assertTrue(quiet)
         v1 = {s["id"]: s for s in self.load(self.files["marks", 1])["sites"]}
-        for row in quiet:
-            self.assertEqual(v1[row[0]]["growth"], doc["quiet_growth"])
-            self.assertEqual(len(v1[row[0]]["mark_series"]), doc["mark_buckets"])
+        for i in quiet:
+            self.assertEqual(v1[i]["growth"], doc["quiet_growth"])
+            self.assertEqual(len(v1[i]["mark_series"]), doc["mark_buckets"])
 
     def test_python_sites_are_in_format_2(self):
         doc = self.load(self.files["python", 2])
@@ -158,10 +159,121 @@ class ReportV2(unittest.TestCase):
         # And the run against itself passes.
         self.check(report("diff", self.files["c", 1], self.files["c", 2]), 0)
 
+    def test_revision_2_encoding(self):
+        """Revision 2 (docs/output-format.md): callers as distances back, ids
+        as gaps, class codes, "leak" arrays, sub-site steps."""
+        for name in PROGRAMS:
+            with self.subTest(name=name):
+                doc = self.load(self.files[name, 2])
+                self.assertEqual(doc["revision"], 2)
+                v1 = self.load(self.files[name, 1])
+                # Every site is listed (no --json-stable-min-bytes): each id
+                # follows the one before, a gap of 0.
+                self.assertEqual([row[0] for row in doc["sites"]], [0] * len(doc["sites"]))
+                self.assertEqual([s["id"] for s in v1["sites"]], list(range(len(v1["sites"]))))
+                codes = ("stable", "plateau", "growing", "leaked")
+                self.assertEqual([codes[row[2]] for row in doc["sites"]],
+                                 [s["class"] for s in v1["sites"]])
+                # A caller is 1 to i nodes back from node i, or 0 (none).
+                backs = doc["stacks"][1::2]
+                self.assertTrue(all(0 <= b <= i for i, b in enumerate(backs)))
+                self.assertIn(0, backs)
+                if name == "python":
+                    # The caller is the node just before for most nodes.
+                    self.assertGreater(backs.count(1), len(backs) / 2)
+                    steps = [x for row in doc["python_sites"] for x in row[12].get("sites", [])]
+                    self.assertTrue(all(x >= 0 for x in steps))
+                    self.assertEqual([row[0] for row in doc["python_sites"]],
+                                     [0] * len(doc["python_sites"]))
+                # "leak" holds what format 1 spells out as lost, lost_blocks, ...
+                by_id = {s["id"]: s for s in v1["sites"]}
+                leaks = [(i, row[12]["leak"]) for i, row in enumerate(doc["sites"])
+                         if "leak" in row[12]]
+                if name == "c":  # gains_leak: a leak and reachable blocks
+                    self.assertTrue(leaks)
+                for i, leak in leaks:
+                    s = by_id[i]
+                    self.assertEqual(leak, [s["lost"]["definite"], s["lost"]["indirect"],
+                                            s["lost"]["possible"], s["lost_blocks"]["definite"],
+                                            s["lost_blocks"]["indirect"],
+                                            s["lost_blocks"]["possible"], s["reachable_bytes"],
+                                            s["indirect_through"]])
+                    self.assertNotIn("lost", doc["sites"][i][12])
+
+    def test_relative_callers_decode_to_the_format_1_stacks(self):
+        # Walked by hand from the distances: each site's frames are format 1's.
+        doc = self.load(self.files["python", 2])
+        v1 = self.load(self.files["python", 1])
+        stacks = doc["stacks"]
+        for row, s in zip(doc["sites"], v1["sites"]):
+            functions, node = [], row[1]
+            while node is not None:
+                functions.append(doc["frames"][stacks[2 * node]][0])
+                back = stacks[2 * node + 1]
+                node = node - back if back else None
+            self.assertEqual(functions, [f["function"] for f in s["frames"]])
+
+    def test_revision_1_still_loads(self):
+        """A report in the first encoding of format 2 (no "revision"): the
+        tool's own before revision 2 (tests/unit/data), and this run's
+        report written back in that encoding, expand to what revision 2
+        expands to."""
+        fixture = os.path.join(mgtest.SRC, "tests", "unit", "data",
+                               "report-format2-revision1.json")
+        old = self.load(fixture)
+        self.assertNotIn("revision", old)
+        self.assertIsInstance(old["sites"][0][2], str)
+        p = report("show", fixture)
+        self.check(p)
+        self.assertIn("gains_leak.c", p.stdout)
+        out = os.path.join(self.tmp, "fixture.expanded.json")
+        self.check(report("expand", fixture, "-o", out))
+        expanded = self.load(out)
+        self.assertEqual(expanded, mgtest.expand(old))
+        self.assertEqual([s["class"] for s in expanded["sites"]],
+                         ["stable", "growing", "plateau", "stable", "leaked"])
+        self.assertEqual(expanded["sites"][4]["lost"]["definite"], 3200)
+        for name in PROGRAMS:
+            with self.subTest(name=name):
+                new = self.files[name, 2]
+                older = os.path.join(self.tmp, f"{name}.revision1.json")
+                with open(older, "w") as f:
+                    json.dump(as_revision_1(self.load(new)), f)
+                a, b = (os.path.join(self.tmp, f"{name}.r{r}.expanded.json") for r in (1, 2))
+                self.check(report("expand", older, "-o", a))
+                self.check(report("expand", new, "-o", b))
+                with open(a) as fa, open(b) as fb:
+                    self.assertEqual(fa.read(), fb.read())
+                show1, show2 = report("show", older), report("show", new)
+                self.check(show1)
+                self.assertEqual(show1.stdout.replace(older, "F"), show2.stdout.replace(new, "F"))
+
+    def test_expand_streams_and_a_hand_made_order_expands_too(self):
+        # The rows before the tables they need: expanded as a whole tree.
+        doc = self.load(self.files["python", 2])
+        moved = {k: v for k, v in doc.items() if k not in ("frames", "stacks")}
+        moved.update(frames=doc["frames"], stacks=doc["stacks"])
+        path = os.path.join(self.tmp, "moved.json")
+        with open(path, "w") as f:
+            json.dump(moved, f)
+        a, b = (os.path.join(self.tmp, f"order{i}.json") for i in (1, 2))
+        self.check(report("expand", path, "-o", a))
+        self.check(report("expand", self.files["python", 2], "-o", b))
+        ea, eb = self.load(a), self.load(b)
+        self.assertEqual(ea["sites"], eb["sites"])
+        self.assertEqual(ea["python_sites"], eb["python_sites"])
+
     def test_broken_format_2_exits_2_naming_the_file(self):
         doc = self.load(self.files["c", 2])
+        n = len(doc["stacks"]) // 2
         cases = {
-            "cycle": lambda d: d["stacks"].__setitem__(1, len(d["stacks"]) // 2),
+            "cycle": lambda d: d["stacks"].__setitem__(1, n + 5),  # before the first node
+            "forward": lambda d: d["stacks"].__setitem__(3, -1),  # a caller after its callee
+            "class": lambda d: d["sites"][0].__setitem__(2, 4),
+            "class-name": lambda d: d["sites"][0].__setitem__(2, "stable"),
+            "id-gap": lambda d: d["sites"][1].__setitem__(0, -1),
+            "leak": lambda d: [r[12].__setitem__("leak", [1, 2]) for r in d["sites"]],
+            "revision": lambda d: d.__setitem__("revision", 3),
             "node": lambda d: d["sites"][0].__setitem__(1, 10**6),
             "row": lambda d: d["sites"][0].pop(),
             "series": lambda d: d["sites"][0].__setitem__(10, [999, 1]),
@@ -183,6 +295,41 @@ class ReportV2(unittest.TestCase):
                     self.check(p, 2)
                     self.assertIn(path, p.stderr)
                     self.assertEqual(p.stderr.count("\n"), 1, p.stderr)
+
+
+def as_revision_1(doc):
+    """A revision-2 report written in format 2's first encoding, as the tool
+    wrote it before revision 2 (docs/output-format.md): absolute callers (-1
+    for none), ids, class names, lost objects, sub-site ids."""
+    old = json.loads(json.dumps(doc))
+    del old["revision"]
+    stacks = old["stacks"]
+    for i in range(1, len(stacks), 2):
+        stacks[i] = i // 2 - stacks[i] if stacks[i] else -1
+    kinds = ("definite", "indirect", "possible")
+    for key in ("sites", "python_sites"):
+        next_id = 0
+        for row in old.get(key, []):
+            row[0] += next_id
+            next_id = row[0] + 1
+            row[2] = ("stable", "plateau", "growing", "leaked")[row[2]]
+            extra = row[12]
+            rest = {}
+            if "leak" in extra:
+                leak = extra.pop("leak")
+                rest["lost"] = dict(zip(kinds, leak[:3]))
+                if key == "sites":
+                    rest.update(lost_blocks=dict(zip(kinds, leak[3:6])), reachable_bytes=leak[6],
+                                indirect_through=leak[7],
+                                lost_suppressed=extra.pop("lost_suppressed", False))
+            if key == "python_sites" and "sites" in extra:
+                ids, at = [], 0
+                for step in extra["sites"]:
+                    at += step
+                    ids.append(at)
+                extra["sites"] = ids
+            row[12] = {**rest, **extra}
+    return old
 
 
 if __name__ == "__main__":

@@ -78,8 +78,19 @@ json report(json sites) {
             {"sites", std::move(sites)}};
 }
 
+// A report's text with format 2's "revision" first, as the tool writes it
+// (the tables and rows are read with it; nlohmann's json orders keys by name).
+std::string text_of(json j) {
+    auto it = j.find("revision");
+    if (it == j.end()) return j.dump();
+    std::string revision = it->dump();
+    j.erase("revision");
+    std::string rest = j.dump();
+    return "{\"revision\":" + revision + (rest == "{}" ? "}" : "," + rest.substr(1));
+}
+
 Report parse(const json& j, const std::string& name = "test.json") {
-    return parse_report(j.dump(), name);
+    return parse_report(text_of(j), name);
 }
 
 // The LoadError that parsing `text` throws (fails the test if none).
@@ -459,7 +470,132 @@ json report_v2() {
           {1, 2, "stable", 64, 1, 64, 64, 1, 64, 1, {1, 64}, {1, 64}, json::object()}}}};
 }
 
+// report_v2() in revision 2's encoding (docs/output-format.md): callers as
+// distances back, ids as gaps, class codes; a leak scan's "leak" arrays and a
+// Python site's sub-site steps.
+json report_v2_revision2() {
+    json j = report_v2();
+    j["revision"] = 2;
+    j["stacks"] = {0, 0, 1, 1, 2, 2}; // node 2's caller is node 0, two back
+    j["sites"][0][0] = 0;
+    j["sites"][0][2] = 2; // growing
+    j["sites"][1][0] = 0;
+    j["sites"][1][2] = 0; // stable
+    j["leak_check"] = {{"mode", "full"}};
+    j["sites"][1][12]["leak"] = {64, 0, 0, 1, 0, 0, 0, 0};
+    j["sites"][1][12]["lost_suppressed"] = true;
+    json py = {0,
+               2,
+               0,
+               64,
+               1,
+               64,
+               64,
+               1,
+               64,
+               1,
+               {1, 64},
+               json::array(),
+               {{"sites", {1}}, {"leak", {64, 0, 0}}}};
+    j["python_sites"] = {py};
+    return j;
+}
+
 } // namespace
+
+BOOST_AUTO_TEST_CASE(format2_revision2_reads_as_revision1) {
+    json j = report_v2_revision2();
+    Report r = parse(j);
+    BOOST_REQUIRE(r.sites.size() == 2u);
+    BOOST_TEST(r.sites[0].id == 0);
+    BOOST_TEST(r.sites[1].id == 1);
+    BOOST_TEST((r.sites[0].cls == SiteClass::growing));
+    BOOST_TEST((r.sites[1].cls == SiteClass::stable));
+    // Node 2 ("lose") has node 0 ("main") as its caller: two back.
+    BOOST_REQUIRE(r.sites[1].frames.size() == 2u);
+    BOOST_TEST(*r.sites[1].frames[0].function == "lose");
+    BOOST_TEST(*r.sites[1].frames[1].function == "main");
+    BOOST_TEST(r.sites[1].lost->definite == 64);
+    BOOST_TEST(r.python_sites[0].sub_sites == (std::vector<std::int64_t>{1}));
+    BOOST_TEST(r.python_sites[0].lost->definite == 64);
+    // Gaps: a site left out between two rows.
+    j["sites"][1][0] = 3;
+    BOOST_TEST(parse(j).sites[1].id == 4);
+    // Expanded: the format-1 fields spelled out.
+    json v1 = expand_document(report_v2_revision2());
+    BOOST_TEST(!v1.contains("revision"));
+    const json& s = v1["sites"][1];
+    BOOST_TEST(s["id"] == 1);
+    BOOST_TEST(s["class"] == "stable");
+    BOOST_TEST(s["frames"].size() == 2u);
+    BOOST_TEST(s["frames"][1]["function"] == "main");
+    BOOST_TEST(s["lost"] == json({{"definite", 64}, {"indirect", 0}, {"possible", 0}}));
+    BOOST_TEST(s["lost_blocks"]["definite"] == 1);
+    BOOST_TEST(s["reachable_bytes"] == 0);
+    BOOST_TEST(s["lost_suppressed"] == true);
+    BOOST_TEST(!s.contains("leak"));
+    BOOST_TEST(v1["sites"][0]["lost"]["definite"] == 0); // no "leak": nothing lost
+    BOOST_TEST(v1["python_sites"][0]["sites"] == json({1}));
+    BOOST_TEST(v1["python_sites"][0]["lost"]["definite"] == 64);
+    // The same report in revision 1 expands to the same.
+    json old = report_v2_revision2();
+    old.erase("revision");
+    old["stacks"] = {0, -1, 1, 0, 2, 0};
+    old["sites"][0][2] = "growing";
+    old["sites"][1][0] = 1;
+    old["sites"][1][2] = "stable";
+    old["sites"][1][12] = {{"lost", {{"definite", 64}, {"indirect", 0}, {"possible", 0}}},
+                           {"lost_blocks", {{"definite", 1}, {"indirect", 0}, {"possible", 0}}},
+                           {"reachable_bytes", 0},
+                           {"indirect_through", 0},
+                           {"lost_suppressed", true}};
+    old["python_sites"][0][2] = "stable";
+    old["python_sites"][0][12] = {{"sites", {1}},
+                                  {"lost", {{"definite", 64}, {"indirect", 0}, {"possible", 0}}}};
+    BOOST_TEST(expand_document(old) == v1);
+}
+
+BOOST_AUTO_TEST_CASE(format2_revision2_refuses_bad_callers_and_codes) {
+    json j = report_v2_revision2();
+    j["stacks"][3] = 2; // node 1's caller two back: before the first node
+    LoadError e = load_error(text_of(j));
+    BOOST_TEST(e.pointer == "/stacks/3");
+    BOOST_TEST(contains(e.message, "not an earlier node"));
+    j = report_v2_revision2();
+    j["stacks"][3] = -1; // a caller after its callee
+    BOOST_TEST(load_error(text_of(j)).pointer == "/stacks/3");
+    j = report_v2_revision2();
+    j["sites"][0][2] = 4;
+    BOOST_TEST(load_error(text_of(j)).pointer == "/sites/0/2");
+    j = report_v2_revision2();
+    j["sites"][0][2] = "growing"; // a name where revision 2 has a code
+    BOOST_TEST(load_error(text_of(j)).pointer == "/sites/0/2");
+    j = report_v2_revision2();
+    j["sites"][1][0] = -1;
+    BOOST_TEST(load_error(text_of(j)).pointer == "/sites/1/0");
+    j = report_v2_revision2();
+    j["sites"][1][12]["leak"] = {64, 0};
+    BOOST_TEST(load_error(text_of(j)).pointer == "/sites/1/12/leak");
+    j = report_v2_revision2();
+    j["python_sites"][0][12]["sites"] = {1, -1};
+    BOOST_TEST(load_error(text_of(j)).pointer == "/python_sites/0/12/sites/1");
+    j = report_v2_revision2();
+    j["revision"] = 3;
+    BOOST_TEST(contains(load_error(text_of(j)).message, "revision 3"));
+    // The revision after the tables it describes.
+    std::string text = text_of(report_v2_revision2());
+    text.erase(text.find("\"revision\":2,"), 13);
+    text.insert(text.size() - 1, ",\"revision\":2");
+    BOOST_TEST(contains(load_error(text).message, "\"revision\": 2 missing, or after the rows"));
+    // With no row to show it, the check of the whole file says so.
+    json no_rows = report_v2_revision2();
+    no_rows["sites"] = json::array();
+    no_rows.erase("python_sites");
+    text = text_of(no_rows);
+    text.erase(text.find("\"revision\":2,"), 13);
+    text.insert(text.size() - 1, ",\"revision\":2");
+    BOOST_TEST(contains(load_error(text).message, "comes after"));
+}
 
 BOOST_AUTO_TEST_CASE(a_series_is_held_as_its_change_points) {
     const std::vector<std::int64_t> dense{0, 0, 5, 5, 5, 0, 7};
