@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -120,10 +121,15 @@ class Reader {
                      std::int64_t& out) const {
         if (const json* v = member(obj, key)) out = integer(*v, where + "/" + key);
     }
+    template <typename T>
     void opt_integer_or_null(const json& obj, const std::string& where, const char* key,
-                             std::optional<std::int64_t>& out) const {
-        if (const json* v = member(obj, key); v && !v->is_null())
-            out = integer(*v, where + "/" + key);
+                             std::optional<T>& out) const {
+        if (const json* v = member(obj, key); v && !v->is_null()) {
+            std::int64_t n = integer(*v, where + "/" + key);
+            if (n < std::numeric_limits<T>::min() || n > std::numeric_limits<T>::max())
+                fail(where + "/" + key, "integer out of range");
+            out = static_cast<T>(n);
+        }
     }
     void opt_string(const json& obj, const std::string& where, const char* key,
                     std::string& out) const {
@@ -217,12 +223,20 @@ class Reader {
         return s;
     }
 
+    // A number of bytes or blocks: not negative.
+    std::int64_t count(const json& v, const std::string& where) const {
+        std::int64_t n = integer(v, where);
+        if (n < 0) fail(where, "a negative count");
+        return n;
+    }
+
     Lost lost(const json& l, const std::string& at) const {
         object(l, at);
         Lost out;
-        opt_integer(l, at, "definite", out.definite);
-        opt_integer(l, at, "indirect", out.indirect);
-        opt_integer(l, at, "possible", out.possible);
+        for (auto [key, field] :
+             {std::pair{"definite", &out.definite}, std::pair{"indirect", &out.indirect},
+              std::pair{"possible", &out.possible}})
+            if (const json* v = member(l, key)) *field = count(*v, at + "/" + key);
         return out;
     }
 
@@ -306,7 +320,7 @@ class Reader {
             Lost out;
             std::int64_t* kinds[] = {&out.definite, &out.indirect, &out.possible};
             for (std::size_t k = 0; k < n; ++k) {
-                std::int64_t c = integer((*l)[k], x + "/leak/" + std::to_string(k));
+                std::int64_t c = count((*l)[k], x + "/leak/" + std::to_string(k));
                 if (k < 3) *kinds[k] = c;
             }
             s.lost = out;

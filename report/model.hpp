@@ -264,31 +264,51 @@ struct Lost {
     std::int64_t definite = 0, indirect = 0, possible = 0;
 };
 
+// A Lost or none (a report without a leak scan), in a Lost's 24 bytes
+// where std::optional takes 32: a million sites are a big report's model.
+// None is a negative count, which the loader refuses.
+class MaybeLost {
+  public:
+    MaybeLost() = default;
+    MaybeLost(const Lost& l) : v_(l) {} // NOLINT: a Lost is a MaybeLost
+    explicit operator bool() const { return v_.definite >= 0; }
+    bool has_value() const { return v_.definite >= 0; }
+    const Lost& operator*() const { return v_; }
+    const Lost* operator->() const { return &v_; }
+    Lost* operator->() { return &v_; }
+    void reset() { v_ = Lost{-1, 0, 0}; }
+
+  private:
+    Lost v_{-1, 0, 0};
+};
+
 // A million of these make a big report's model: what most sites share (the
 // space, the quiet growth evidence, their callers' frames) is held once, the
 // series as change points.
 struct Site {
     std::int64_t id = 0;
     Interned space; // host, device, managed, pinned
-    std::optional<std::int64_t> device;
-    SiteClass cls = SiteClass::stable;
     std::int64_t live_bytes = 0, live_blocks = 0, peak_bytes = 0;
     std::int64_t allocated_bytes = 0, allocated_blocks = 0;
     std::int64_t at_exit_bytes = 0, at_exit_blocks = 0;
-    bool suppressed = false;
     Interned suppression;
-    std::optional<Lost> lost; // only with a leak scan
+    MaybeLost lost; // only with a leak scan
     Shared<Growth> growth;
     Series series;      // live bytes at the end of each bucket
     Series mark_series; // live bytes per mark bucket (marked programs)
     FrameList frames;   // innermost first
-    // A merged report's sites (memgrow-report merge) name their process:
-    // `pid` and the index into Report::processes.
-    std::optional<std::int64_t> pid, process;
     // A Python site (`python_sites`): the "id"s of its native sub-sites,
     // its frames the Python stack. Empty for a native site.
-    bool python = false;
     std::vector<std::int64_t> sub_sites;
+    // The small fields last, together, and 32-bit where that is enough: a
+    // million sites are a big report's model (3x the file at most).
+    std::optional<std::int32_t> device;
+    // A merged report's sites (memgrow-report merge) name their process:
+    // `pid` and the index into Report::processes.
+    std::optional<std::int32_t> pid, process;
+    SiteClass cls = SiteClass::stable;
+    bool suppressed = false;
+    bool python = false; // a Python site
 };
 
 struct SpaceBucket {

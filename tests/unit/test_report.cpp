@@ -577,6 +577,11 @@ BOOST_AUTO_TEST_CASE(format2_revision2_refuses_bad_callers_and_codes) {
     j["sites"][1][12]["leak"] = {64, 0};
     BOOST_TEST(load_error(text_of(j)).pointer == "/sites/1/12/leak");
     j = report_v2_revision2();
+    j["sites"][1][12]["leak"][0] = -64; // a count is never negative
+    LoadError negative = load_error(text_of(j));
+    BOOST_TEST(negative.pointer == "/sites/1/12/leak/0");
+    BOOST_TEST(contains(negative.message, "negative"));
+    j = report_v2_revision2();
     j["python_sites"][0][12]["sites"] = {1, -1};
     BOOST_TEST(load_error(text_of(j)).pointer == "/python_sites/0/12/sites/1");
     j = report_v2_revision2();
