@@ -136,6 +136,20 @@ void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int wh
     w.end_array();
 }
 
+// The part of "lost" that was reachable when teardown began (absent when
+// none was).
+void write_lost_by_teardown(JsonWriter& w, const SiteLeak& l, const Analysis& a) {
+    ULong by_teardown = 0;
+    for (UInt k = 0; k < kReachable; ++k)
+        by_teardown += l.teardown_bytes[k];
+    if (!a.leaks->teardown_scanned || !by_teardown) return;
+    w.key("lost_by_teardown");
+    w.begin_object();
+    for (UInt k = 0; k < kReachable; ++k)
+        w.member_u(leak_kind_name(k), l.teardown_bytes[k]);
+    w.end_object();
+}
+
 // What the leak scan found of the site's blocks: bytes by kind under
 // "lost" (the contract), blocks by kind beside it.
 void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
@@ -149,18 +163,7 @@ void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
     }
     w.member_u("reachable_bytes", l.bytes[kReachable]);
     w.member_u("indirect_through", l.indirect_through);
-    // The part of "lost" that was reachable when teardown began (absent
-    // when none was).
-    ULong by_teardown = 0;
-    for (UInt k = 0; k < kReachable; ++k)
-        by_teardown += l.teardown_bytes[k];
-    if (a.leaks->teardown_scanned && by_teardown) {
-        w.key("lost_by_teardown");
-        w.begin_object();
-        for (UInt k = 0; k < kReachable; ++k)
-            w.member_u(leak_kind_name(k), l.teardown_bytes[k]);
-        w.end_object();
-    }
+    write_lost_by_teardown(w, l, a);
     const HChar* supp = a.leak_suppressed_by ? a.leak_suppressed_by[id] : nullptr;
     w.member_bool("lost_suppressed", supp != nullptr);
 }
@@ -412,16 +415,7 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
             w.uinteger(l.bytes[kReachable]);
             w.uinteger(l.indirect_through);
             w.end_array();
-            ULong by_teardown = 0;
-            for (UInt k = 0; k < kReachable; ++k)
-                by_teardown += l.teardown_bytes[k];
-            if (a.leaks->teardown_scanned && by_teardown) {
-                w.key("lost_by_teardown");
-                w.begin_object();
-                for (UInt k = 0; k < kReachable; ++k)
-                    w.member_u(leak_kind_name(k), l.teardown_bytes[k]);
-                w.end_object();
-            }
+            write_lost_by_teardown(w, l, a);
         }
         if (a.leak_suppressed_by && a.leak_suppressed_by[s->id])
             w.member_bool("lost_suppressed", true);
