@@ -133,4 +133,16 @@ constexpr bool kZeroSize326 = MG_VG_VERSION >= 32600;
 // blocks at the previous search is "in new loss record N of M".
 constexpr bool kNewLeakSearch321 = MG_VG_VERSION >= 32100;
 
+// --- VG_(am_shadow_alloc): fresh zero pages of the tool's own, committed
+// as they are touched; it returns the address up to 3.23, a SysRes since.
+inline void* shadow_result(void* p) {
+    return p;
+}
+inline void* shadow_result(SysRes r) {
+    return sr_isError(r) ? nullptr : reinterpret_cast<void*>(sr_Res(r));
+}
+inline void* fresh_pages(SizeT bytes) {
+    return shadow_result(VG_(am_shadow_alloc)(bytes));
+}
+
 } // namespace mg::vgc

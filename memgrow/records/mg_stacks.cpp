@@ -9,8 +9,12 @@ constexpr UInt kMaxFrames = 264;   // --depth's bound plus the preload frames
 constexpr UInt kCachedFrames = 64; // deeper stacks (--depth > 60) are not cached
 // Per thread and purpose: kSets x kWays stacks. Several stacks share a key
 // (one allocation function called at the same depth from different
-// callers), so a set holds several and the verification picks.
-constexpr UInt kSets = 16;
+// callers), so a set holds several and the verification picks. An
+// interpreter allocates from many (IP, SP) pairs: with 16 sets a third of
+// the Python workload's unwinding was misses (1.46 million, against 0.43
+// with 256), 12% of its time. A thread's cache is 3.3 MB of fresh pages,
+// committed only as its sets are used.
+constexpr UInt kSets = 256;
 constexpr UInt kWays = 4;
 constexpr UInt kPurposes = 3;
 
@@ -69,8 +73,9 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
             VG_(calloc)("mg.stacks.threads", VG_N_THREADS, sizeof(ThreadCache*)));
     }
     if (!caches[tid]) {
-        caches[tid] =
-            static_cast<ThreadCache*>(VG_(calloc)("mg.stacks.cache", 1, sizeof(ThreadCache)));
+        void* fresh = vgc::fresh_pages(sizeof(ThreadCache));
+        caches[tid] = static_cast<ThreadCache*>(
+            fresh ? fresh : VG_(calloc)("mg.stacks.cache", 1, sizeof(ThreadCache)));
     }
     Addr ip = VG_(get_IP)(tid), sp = VG_(get_SP)(tid);
     // A revival is caught at a store in the middle of optimised code, where
@@ -129,7 +134,7 @@ void stack_cache_clear(StackPurpose purpose) {
         if (caches[t])
             for (Set& set : caches[t]->sets[static_cast<UInt>(purpose)])
                 for (Entry& e : set.ways)
-                    e.n = 0;
+                    if (e.n) e.n = 0; // an unused page stays uncommitted
 }
 
 StackCacheStats stack_cache_stats() {
