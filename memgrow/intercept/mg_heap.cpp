@@ -115,6 +115,7 @@ Block* heap_record_block(ThreadId tid, Table t, Addr a, SizeT size, AllocKind ki
     Site* s = site_of_current_stack(tid, Space::host, 0);
     Block* b = block_new(t, a, size, s, kind);
     b->birth = clock_end();
+    if (t == Table::host) revival_block_started(a);
     if (tl.torn_down) block_born_in_teardown(b);
     timeline_alloc(s, size);
     return b;

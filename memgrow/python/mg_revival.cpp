@@ -146,6 +146,18 @@ void recharge(ThreadId tid, Block* b) {
     b->birth = clock_end();
 }
 
+// Stores of 1 found to be no object's initialisation (no block starts at
+// the address or a GC header before it), direct-mapped by address: 3.13+
+// store 1 into the same fields of the interpreter's frames at every call,
+// and these would cost two failed block-table lookups each time. Exact:
+// the entries of a block's start and of the address past its GC header are
+// dropped when a block starts there.
+Addr not_an_object[4096];
+
+UWord miss_slot(Addr a) {
+    return (a >> 3 ^ a >> 15) & 4095;
+}
+
 // Which of the two places a store's object may start is looked up first, by
 // the store's instruction (hashed): each store initialises objects of one
 // layout, so one block-table lookup mostly does. (At most one of the two is
@@ -158,6 +170,8 @@ VG_REGPARM(2) void on_store_one(Addr a, Addr store_ip) {
     ++stats.checks;
     ThreadId tid = VG_(get_running_tid)();
     settle_watch(tid);
+    Addr& known = not_an_object[miss_slot(a)];
+    if (known == a) return;
     // A reference count and a type at least: a header-sized object, at the
     // block's start or past a GC header (lists, tuples, dicts).
     auto at = [a](Addr start, Addr min_size) -> Block* {
@@ -168,7 +182,10 @@ VG_REGPARM(2) void on_store_one(Addr a, Addr store_ip) {
     Block* b = hint ? at(0, 16) : at(kGcHeader, kGcHeader + 16);
     if (!b) {
         b = hint ? at(kGcHeader, kGcHeader + 16) : at(0, 16);
-        if (!b) return;
+        if (!b) {
+            known = a;
+            return;
+        }
         hint = !hint;
     }
     // (A thread switch between a malloc and its object's initialisation
@@ -263,6 +280,14 @@ void revival_block_allocated(ThreadId tid, Addr a, SizeT size) {
     // the next event.
     if (watch.object && watch.is_array && watch.dims_done) watch.object = 0;
     if (!watch.object) watch_fresh(tid, a, size);
+}
+
+void revival_block_started(Addr a) {
+    const Addr starts[2] = {a, a + kGcHeader};
+    for (Addr x : starts) {
+        Addr& known = not_an_object[miss_slot(x)];
+        if (known == x) known = 0;
+    }
 }
 
 void revival_code_mapped() {

@@ -24,6 +24,10 @@ IRSB* revival_instrument(IRSB* bb, const VexGuestLayout* layout, const VexGuestE
 // revival).
 void revival_block_allocated(ThreadId tid, Addr a, SizeT size);
 
+// A host block now starts at a (any allocation path, custom allocators'
+// too): stores near it may be revivals again.
+void revival_block_started(Addr a);
+
 // New executable code was mapped (NumPy may have been loaded).
 void revival_code_mapped();
 
