@@ -144,6 +144,77 @@ template <typename Key, bool kPayload> class BasicInternTable {
 using FrameInternTable = BasicInternTable<u64, true>;
 // Stack nodes: (frame id, caller node + 1).
 using NodeInternTable = BasicInternTable<u32, false>;
+// Pairs of words without payload (the tool's stack tree).
+using InternTable64 = BasicInternTable<u64, false>;
+
+// A stack tree: each stack of words (innermost first) is one node, its
+// innermost word and its caller's node, interned from the outermost word
+// in, as heaptrack's trace tree does. Stacks come in runs that share their
+// callers, so the outer words the last stack had too reuse its nodes
+// without a probe of the index (a probe is a cache miss or two in a table
+// of millions of nodes). Callers are interned before their callees: a
+// caller's id is below its callee's.
+class StackTree {
+  public:
+    static constexpr u32 kEmpty = 0xffffffffu; // the node of a stack without words
+    static constexpr u32 kRemembered = 512;    // deeper last stacks are not kept
+
+    constexpr StackTree(InternTable64::Alloc alloc, InternTable64::Release release)
+        : nodes_(alloc, release) {}
+
+    // The node of words[0..n), added when new; kEmpty for n == 0, and when
+    // memory or the 32-bit ids ran out (the caller says so).
+    u32 intern(const u64* words, u32 n, bool* full) {
+        *full = false;
+        u32 shared = 0;
+        if (n <= kRemembered)
+            while (shared < n && shared < last_n_ &&
+                   words[n - 1 - shared] == last_words_[last_n_ - 1 - shared])
+                ++shared;
+        // last_nodes_[i] is the node of words[i..n): the shared ones move
+        // with their words (before the new ones are written below them).
+        if (shared && n != last_n_) {
+            move(last_nodes_, n - shared, last_n_ - shared, shared);
+            move(last_words_, n - shared, last_n_ - shared, shared);
+        }
+        u64 caller = shared ? u64(last_nodes_[n - shared]) + 1 : 0;
+        for (u32 i = n - shared; i-- > 0;) {
+            u32 node = nodes_.intern(words[i], caller);
+            if (node == kEmpty || node + 1 == kEmpty) {
+                last_n_ = 0;
+                *full = true;
+                return kEmpty;
+            }
+            caller = u64(node) + 1;
+            if (n <= kRemembered) last_nodes_[i] = node, last_words_[i] = words[i];
+        }
+        last_n_ = n <= kRemembered ? n : 0;
+        return static_cast<u32>(caller - 1);
+    }
+
+    u64 word(u32 node) const { return nodes_.first(node); }
+    u32 caller(u32 node) const { return static_cast<u32>(nodes_.second(node) - 1); }
+    u32 size() const { return nodes_.size(); }
+    void reset() {
+        nodes_.reset();
+        last_n_ = 0;
+    }
+
+  private:
+    template <typename T> static void move(T* a, u32 to, u32 from, u32 n) {
+        if (to < from)
+            for (u32 i = 0; i < n; ++i)
+                a[to + i] = a[from + i];
+        else
+            for (u32 i = n; i-- > 0;)
+                a[to + i] = a[from + i];
+    }
+
+    InternTable64 nodes_; // (word, caller node + 1): 0 says "no caller"
+    u64 last_words_[kRemembered] = {};
+    u32 last_nodes_[kRemembered] = {};
+    u32 last_n_ = 0;
+};
 
 // Sparse series, as format 2 writes them (docs/output-format.md): a level
 // series as its change points (bucket, value) where the value differs from

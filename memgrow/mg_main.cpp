@@ -152,7 +152,6 @@ void pre_clo_init() {
     exec_pre_init();
     live_pre_init();
     errors_init();
-    sites_init();
     blocks_init();
     device_init();
     custom_init();

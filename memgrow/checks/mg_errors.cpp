@@ -312,10 +312,12 @@ void errors_init() {
 ExeContext* site_exe_context(const Site* s) {
     // Only native words make an ExeContext; Python tokens are skipped. The
     // core takes at most --num-callers of them.
-    Addr ips[264];
+    StackWord words[kMaxSiteFrames];
+    Addr ips[kMaxSiteFrames];
     UInt n = 0, max = static_cast<UInt>(VG_(clo_backtrace_size));
-    for (UInt i = 0; i < s->n_frames && n < 264 && n < max; ++i)
-        if (!(s->frames[i] & kPythonFrameTag)) ips[n++] = s->frames[i];
+    UInt n_words = site_frames(s, words);
+    for (UInt i = 0; i < n_words && n < max; ++i)
+        if (!(words[i] & kPythonFrameTag)) ips[n++] = words[i];
     return n ? VG_(make_ExeContext_from_StackTrace)(ips, n) : nullptr;
 }
 

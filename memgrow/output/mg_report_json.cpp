@@ -510,7 +510,8 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
         n_listed += keep;
         if (keep && !quiet_growth && is_quiet(a.growth[id], a.growth_class[id]))
             quiet_growth = &a.growth[id];
-        site_stack[id] = keep ? stack_table_add(s->frames, s->n_frames, s->epoch) : kNoStack;
+        StackWord words[kMaxSiteFrames];
+        site_stack[id] = keep ? stack_table_add(words, site_frames(s, words), s->epoch) : kNoStack;
     }
     UInt n_py = a.py ? a.py->n : 0;
     UInt* py_stack = static_cast<UInt*>(VG_(malloc)("mg.json.rows", (n_py + 1) * sizeof(UInt)));

@@ -8,9 +8,10 @@ namespace mg {
 namespace {
 
 UInt python_words(const Site* s, StackWord* out) {
-    UInt n = 0;
-    for (UInt i = 0; i < s->n_frames; ++i)
-        if (s->frames[i] & kPythonFrameTag) out[n++] = s->frames[i];
+    StackWord words[kMaxSiteFrames];
+    UInt n = 0, n_words = site_frames(s, words);
+    for (UInt i = 0; i < n_words; ++i)
+        if (words[i] & kPythonFrameTag) out[n++] = words[i];
     return n;
 }
 

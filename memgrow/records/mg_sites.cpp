@@ -1,7 +1,9 @@
 #include "records/mg_sites.hpp"
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
+#include "records/mg_stack_tree.hpp"
 #include "records/mg_stacks.hpp"
+#include "core/intern_table.hpp"
 
 namespace mg {
 
@@ -20,12 +22,42 @@ const HChar* space_name(Space s) {
 
 namespace {
 
-constexpr UInt kMaxFrames = 256; // --depth's bound
+void* index_alloc(usize bytes) {
+    return VG_(malloc)("mg.sites.index", bytes);
+}
+void index_free(void* p) {
+    VG_(free)(p);
+}
 
-Site** table; // open hashing with chains, power-of-two size
-UWord table_mask;
-Site** by_id; // dense array for iteration in creation order
-UInt n_sites, by_id_cap;
+// Sites by (stack node, space and device): the dense id of each key is the
+// site's id.
+__constinit BasicInternTable<u32, false> index(index_alloc, index_free);
+
+// Site records in chunks that never move (a Site* stays valid), without the
+// allocator's header and red zones for each; indexed by id.
+constexpr UInt kChunkBits = 13, kChunk = 1u << kChunkBits;
+Site** chunks;
+UInt n_sites, n_chunk_slots;
+
+Site* new_site(UInt stack, UInt n, Space space, UInt device) {
+    UInt c = n_sites >> kChunkBits;
+    if ((n_sites & (kChunk - 1)) == 0) {
+        if (c == n_chunk_slots) {
+            n_chunk_slots = n_chunk_slots ? n_chunk_slots * 2 : 64;
+            chunks = static_cast<Site**>(
+                VG_(realloc)("mg.sites.chunks", chunks, n_chunk_slots * sizeof(Site*)));
+        }
+        chunks[c] = static_cast<Site*>(VG_(calloc)("mg.site", kChunk, sizeof(Site)));
+    }
+    Site* s = &chunks[c][n_sites & (kChunk - 1)];
+    s->id = n_sites++;
+    s->stack = stack;
+    s->n_frames = static_cast<UShort>(n);
+    s->space = space;
+    s->device = static_cast<UChar>(device);
+    s->epoch = VG_(current_DiEpoch)();
+    return s;
+}
 
 // The preload's code range: its frames are memgrow's, not the program's.
 Addr preload_lo, preload_hi;
@@ -52,65 +84,6 @@ inline UWord hash_words(const StackWord* w, UInt n, UWord seed) {
         h ^= w[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
     }
     return h ^ (h >> 29);
-}
-
-void grow_table() {
-    UWord new_size = table ? (table_mask + 1) * 2 : 4096;
-    Site** t = static_cast<Site**>(VG_(calloc)("mg.sites.table", new_size, sizeof(Site*)));
-    for (UInt i = 0; i < n_sites; ++i) {
-        Site* s = by_id[i];
-        UWord b = s->hash & (new_size - 1);
-        s->next_in_bucket = t[b];
-        t[b] = s;
-    }
-    if (table) VG_(free)(table);
-    table = t;
-    table_mask = new_size - 1;
-}
-
-// Sites are never freed: they are carved from big zeroed blocks, without the
-// allocator's header and red zones for each (40 bytes a site, a tenth of
-// what a million distinct stacks cost beside their own words).
-constexpr SizeT kPoolBytes = 1 << 20; // far above a site of kMaxFrames words
-HChar* pool;
-SizeT pool_left;
-
-Site* site_memory(SizeT bytes) {
-    bytes = (bytes + alignof(Site) - 1) & ~(alignof(Site) - 1);
-    if (bytes > pool_left) {
-        pool = static_cast<HChar*>(VG_(calloc)("mg.site", 1, kPoolBytes));
-        pool_left = kPoolBytes;
-    }
-    Site* s = reinterpret_cast<Site*>(pool);
-    pool += bytes;
-    pool_left -= bytes;
-    return s;
-}
-
-Site* new_site(UWord hash, Space space, UInt device, const StackWord* w, UInt n) {
-    Site* s = site_memory(sizeof(Site) + n * sizeof(StackWord));
-    s->hash = hash;
-    s->id = n_sites;
-    s->space = space;
-    s->device = static_cast<UChar>(device);
-    s->n_frames = static_cast<UShort>(n);
-    s->epoch = VG_(current_DiEpoch)();
-    for (UInt i = 0; i < n; ++i)
-        s->frames[i] = w[i];
-    if (n_sites == by_id_cap) {
-        by_id_cap = by_id_cap ? by_id_cap * 2 : 1024;
-        by_id =
-            static_cast<Site**>(VG_(realloc)("mg.sites.by_id", by_id, by_id_cap * sizeof(Site*)));
-    }
-    by_id[n_sites++] = s;
-    if (n_sites > table_mask)
-        grow_table();
-    else {
-        UWord b = hash & table_mask;
-        s->next_in_bucket = table[b];
-        table[b] = s;
-    }
-    return s;
 }
 
 // Native frames captured when Python frames replace some: the interpreter's
@@ -184,15 +157,10 @@ UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack
 }
 
 Site* intern(Space space, UInt device, const StackWord* w, UInt n) {
-    UWord h = hash_words(w, n, static_cast<UWord>(space) * 256 + device + 1);
-    for (Site* c = table[h & table_mask]; c; c = c->next_in_bucket) {
-        if (c->hash != h || c->n_frames != n || c->space != space || c->device != device) continue;
-        UInt i = 0;
-        while (i < n && c->frames[i] == w[i])
-            ++i;
-        if (i == n) return c;
-    }
-    return new_site(h, space, device, w, n);
+    UInt stack = stack_tree_intern(w, n);
+    u32 id = index.intern(stack, static_cast<u32>(space) << 8 | device);
+    tl_assert2(id != decltype(index)::kNone, "memgrow: the site index is full");
+    return id < n_sites ? site_at(id) : new_site(stack, n, space, device);
 }
 
 // The hybrid stacks merged last, by what the merge reads: a cached native
@@ -263,13 +231,9 @@ __constinit HybridMemo memo;
 
 } // namespace
 
-void sites_init() {
-    grow_table();
-}
-
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device, StackPurpose purpose) {
     UInt depth = static_cast<UInt>(clo.depth);
-    StackWord w[kMaxFrames];
+    StackWord w[kMaxSiteFrames];
     if (preload_hi == 0 && preload_searches++ < 16) {
         find_preload();
         if (preload_hi) memo.clear();
@@ -322,7 +286,15 @@ UInt site_count() {
     return n_sites;
 }
 Site* site_at(UInt id) {
-    return by_id[id];
+    return &chunks[id >> kChunkBits][id & (kChunk - 1)];
+}
+
+UInt site_frames(const Site* s, StackWord* out, UInt max) {
+    return stack_tree_read(s->stack, out, max);
+}
+
+StackWord site_top_word(const Site* s) {
+    return s->stack == kEmptyStack ? 0 : stack_tree_word(s->stack);
 }
 
 } // namespace mg

@@ -20,12 +20,11 @@ constexpr UInt kSpaces = 4;
 const HChar* space_name(Space s);
 
 struct Site {
-    Site* next_in_bucket;
-    UWord hash;
-    UInt id; // dense, in order of creation
+    UInt id;    // dense, in order of creation
+    UInt stack; // its innermost node in the stack tree (records/mg_stack_tree.hpp)
+    UShort n_frames;
     Space space;
     UChar device;
-    UShort n_frames;
     DiEpoch epoch; // the debug info the frames must be symbolised with
     // The state now (what is still allocated at exit).
     ULong live_bytes_now, live_blocks_now;
@@ -34,8 +33,14 @@ struct Site {
     ULong live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
     SparseSeries clock; // per bucket of the run clock (sparse until it changes often)
     SiteSeries* marks;  // per bucket of marks; created once the program marks
-    StackWord frames[]; // n_frames words
 };
+
+// A site's stack words, innermost first, into out (at most max); their
+// count. kMaxSiteFrames words always fit.
+constexpr UInt kMaxSiteFrames = 256; // --depth's bound
+UInt site_frames(const Site* s, StackWord* out, UInt max = kMaxSiteFrames);
+// Its innermost word; 0 for a site without frames.
+StackWord site_top_word(const Site* s);
 
 // The site of the current stack of `tid` in `space`. Frames inside memgrow's
 // preload (the malloc replacements, the CUDA wrappers) are left out.
@@ -50,7 +55,5 @@ UInt site_count();
 // Hybrid stacks found merged already (the memo in mg_sites.cpp).
 ULong hybrid_memo_hits();
 Site* site_at(UInt id);
-
-void sites_init();
 
 } // namespace mg

@@ -1,4 +1,5 @@
 #include "records/mg_symbols.hpp"
+#include "records/mg_stack_tree.hpp"
 #include "core/site_name.hpp"
 #include "python/mg_python.hpp"
 
@@ -125,24 +126,39 @@ const Symbolised* lookup(Addr ip, DiEpoch ep) {
 
 } // namespace
 
+namespace {
+
+// Visits the frames of one word; false after main() (nothing above it is
+// the program's).
+bool visit_word(StackWord w, DiEpoch ep, FrameVisitor visit, void* ctx) {
+    if (w & kPythonFrameTag) {
+        const HChar *function, *file;
+        Int line;
+        if (python_frame_name(w, &function, &file, &line))
+            visit(Frame{w, function, file, line, nullptr, true, 0}, ctx);
+        return true;
+    }
+    // Caller frames are already return address - 1 (the unwinder's
+    // convention), so each word names the call instruction itself.
+    const Symbolised* s = lookup(w, ep);
+    for (UInt k = 0; k < s->n; ++k) {
+        const SymbolFrame& sf = s->frames[k];
+        visit(Frame{w, sf.function, sf.file, sf.line, s->object, false, k}, ctx);
+    }
+    return !s->below_main;
+}
+
+} // namespace
+
 void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx) {
-    for (UInt i = 0; i < n; ++i) {
-        StackWord w = words[i];
-        if (w & kPythonFrameTag) {
-            const HChar *function, *file;
-            Int line;
-            if (python_frame_name(w, &function, &file, &line))
-                visit(Frame{w, function, file, line, nullptr, true, 0}, ctx);
-            continue;
-        }
-        // Caller frames are already return address - 1 (the unwinder's
-        // convention), so each word names the call instruction itself.
-        const Symbolised* s = lookup(w, ep);
-        for (UInt k = 0; k < s->n; ++k) {
-            const SymbolFrame& sf = s->frames[k];
-            visit(Frame{w, sf.function, sf.file, sf.line, s->object, false, k}, ctx);
-        }
-        if (s->below_main) return;
+    for (UInt i = 0; i < n && visit_word(words[i], ep, visit, ctx); ++i) {
+    }
+}
+
+void for_each_frame(const Site* s, FrameVisitor visit, void* ctx) {
+    for (UInt node = s->stack;
+         node != kEmptyStack && visit_word(stack_tree_word(node), s->epoch, visit, ctx);
+         node = stack_tree_caller(node)) {
     }
 }
 

@@ -22,9 +22,7 @@ using FrameVisitor = void (*)(const Frame& f, void* ctx);
 // stopping below main(). The strings live until visit returns.
 void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx);
 
-inline void for_each_frame(const Site* s, FrameVisitor visit, void* ctx) {
-    for_each_frame(s->frames, s->n_frames, s->epoch, visit, ctx);
-}
+void for_each_frame(const Site* s, FrameVisitor visit, void* ctx);
 
 // The name a person knows the site by, "function (file:line)" with the
 // file's directory dropped: its innermost frame in the program's own code,

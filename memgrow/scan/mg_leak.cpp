@@ -193,9 +193,10 @@ struct CudaObjects {
     }
     // Allocated by their code: the innermost frame (memgrow's are left out).
     bool allocated(const Site* s) const {
-        if (!s->n_frames || (s->frames[0] & kPythonFrameTag)) return false;
+        StackWord top = site_top_word(s);
+        if (!s->n_frames || (top & kPythonFrameTag)) return false;
         for (UInt i = 0; i < n; ++i)
-            if (s->frames[0] >= text_lo[i] && s->frames[0] < text_hi[i]) return true;
+            if (top >= text_lo[i] && top < text_hi[i]) return true;
         return false;
     }
 };

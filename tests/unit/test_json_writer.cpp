@@ -7,6 +7,9 @@
 #include "core/json_writer.hpp"
 
 #include <cstdlib>
+#include <map>
+#include <random>
+#include <set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -136,6 +139,59 @@ BOOST_AUTO_TEST_CASE(intern_table_gives_dense_ids_in_order_of_first_sight) {
     BOOST_TEST(n.first(99999) == 99999u % 7);
     BOOST_TEST(n.second(99999) == 99999u);
     n.reset();
+}
+
+// The tool's stack tree: the same stack gives the same node, another stack
+// another node, and each node reads back as its stack, whatever order the
+// stacks come in (the memo of the last stack must not change any of that).
+BOOST_AUTO_TEST_CASE(stack_tree_interns_stacks_as_nodes_sharing_their_callers) {
+    StackTree tree(std::malloc, std::free);
+    std::mt19937_64 rng(7);
+    std::map<std::vector<u64>, u32> seen;
+    auto read = [&](u32 node) {
+        std::vector<u64> w;
+        for (; node != StackTree::kEmpty; node = tree.caller(node))
+            w.push_back(tree.word(node));
+        return w;
+    };
+    bool full = true;
+    BOOST_TEST(tree.intern(nullptr, 0, &full) == StackTree::kEmpty);
+    BOOST_TEST(!full);
+    for (int k = 0; k < 20000; ++k) {
+        // Callers from a few shared chains, innermost words from many;
+        // some deeper than the memo keeps.
+        u32 depth = 1 + rng() % (k % 50 == 0 ? 700 : 24);
+        std::vector<u64> w(depth);
+        u64 chain = rng() % 5;
+        for (u32 i = 0; i < depth; ++i) {
+            bool outer = i + 6 >= depth;
+            w[i] = outer ? 1000 * chain + (depth - i) : rng() % (i < 2 ? 40 : 4);
+        }
+        u32 node = tree.intern(w.data(), depth, &full);
+        BOOST_REQUIRE(!full);
+        auto [it, added] = seen.emplace(w, node);
+        BOOST_REQUIRE(it->second == node); // same stack, same node
+        if (added) {
+            BOOST_REQUIRE(read(node) == w);
+            if (tree.caller(node) != StackTree::kEmpty) BOOST_REQUIRE(tree.caller(node) < node);
+        }
+    }
+    // One node per distinct suffix (a stack's callers from some frame out):
+    // no more (callers shared), no fewer.
+    std::set<u32> distinct;
+    std::set<std::pair<u64, u64>> suffixes; // two independent hashes of each
+    for (auto& [w, node] : seen) {
+        distinct.insert(node);
+        u64 h1 = 1, h2 = 2;
+        for (size_t i = w.size(); i-- > 0;) {
+            h1 = h1 * 0x9e3779b97f4a7c15ull + w[i] + 1;
+            h2 = (h2 ^ (w[i] + 0x632be59bd9b4e019ull)) * 0xc2b2ae3d27d4eb4full;
+            suffixes.emplace(h1, h2);
+        }
+    }
+    BOOST_TEST(distinct.size() == seen.size()); // another stack, another node
+    BOOST_TEST(tree.size() == suffixes.size());
+    tree.reset();
 }
 
 BOOST_AUTO_TEST_CASE(sparse_series_keep_changes_and_non_zero_buckets) {

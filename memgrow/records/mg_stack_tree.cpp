@@ -1,0 +1,47 @@
+#include "records/mg_stack_tree.hpp"
+#include "core/intern_table.hpp"
+
+namespace mg {
+
+namespace {
+
+void* tree_alloc(usize bytes) {
+    return VG_(malloc)("mg.stack_tree", bytes);
+}
+void tree_free(void* p) {
+    VG_(free)(p);
+}
+
+__constinit StackTree tree(tree_alloc, tree_free);
+
+} // namespace
+
+UInt stack_tree_intern(const Addr* words, UInt n) {
+    bool full;
+    static_assert(sizeof(Addr) == sizeof(u64), "64-bit words");
+    UInt node = tree.intern(reinterpret_cast<const u64*>(words), n, &full);
+    // VG_(malloc) does not fail; running out of 32-bit ids would.
+    tl_assert2(!full, "memgrow: the stack tree is full (4 billion nodes)");
+    return node;
+}
+
+UInt stack_tree_read(UInt node, Addr* out, UInt max) {
+    UInt n = 0;
+    for (; node != kEmptyStack && n < max; node = tree.caller(node))
+        out[n++] = tree.word(node);
+    return n;
+}
+
+Addr stack_tree_word(UInt node) {
+    return tree.word(node);
+}
+
+UInt stack_tree_caller(UInt node) {
+    return tree.caller(node);
+}
+
+UInt stack_tree_size() {
+    return tree.size();
+}
+
+} // namespace mg
