@@ -309,7 +309,7 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
     }
     w.key("frames");
     w.begin_array();
-    for_each_frame(ps->words, ps->n_words, site_at(ps->first)->epoch, write_frame, &w);
+    for_each_frame(ps->stack, site_at(ps->first)->epoch, write_frame, &w);
     w.end_array();
     // Its native sub-sites, by their "id" in "sites"; small stable ones that
     // "sites" leaves out (--json-stable-min-bytes) only counted.
@@ -500,8 +500,6 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt* next_id, UInt stack, con
 void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omitted_peak,
                     ULong* omitted_live) {
     stack_table_begin();
-    UInt* site_stack =
-        static_cast<UInt*>(VG_(malloc)("mg.json.rows", (a.n_sites + 1) * sizeof(UInt)));
     UInt n_listed = 0;
     quiet_growth = nullptr;
     for (UInt id = 0; id < a.n_sites; ++id) {
@@ -510,15 +508,14 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
         n_listed += keep;
         if (keep && !quiet_growth && is_quiet(a.growth[id], a.growth_class[id]))
             quiet_growth = &a.growth[id];
-        StackWord words[kMaxSiteFrames];
-        site_stack[id] = keep ? stack_table_add(words, site_frames(s, words), s->epoch) : kNoStack;
+        if (keep) stack_table_use(s->stack, s->epoch);
     }
     UInt n_py = a.py ? a.py->n : 0;
-    UInt* py_stack = static_cast<UInt*>(VG_(malloc)("mg.json.rows", (n_py + 1) * sizeof(UInt)));
     for (UInt k = 0; k < n_py; ++k) {
         const PySite* ps = a.py->sites[k];
-        py_stack[k] = stack_table_add(ps->words, ps->n_words, site_at(ps->first)->epoch);
+        stack_table_use(ps->stack, site_at(ps->first)->epoch);
     }
+    stack_table_number();
     // How many rows follow: a reader sizes its tables once.
     w.member_u("site_count", n_listed);
     if (a.py) w.member_u("python_site_count", n_py);
@@ -534,7 +531,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
             ++*omitted, *omitted_peak += s->peak_bytes, *omitted_live += s->live_bytes_now;
             continue;
         }
-        write_site_row(w, s, &next_id, site_stack[id], a);
+        write_site_row(w, s, &next_id, stack_table_id(s->stack), a);
     }
     w.end_array();
     if (a.py) {
@@ -542,11 +539,9 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
         w.key("python_sites");
         w.begin_array();
         for (UInt k = 0; k < n_py; ++k)
-            write_python_site_row(w, k, &next_id, py_stack[k], a);
+            write_python_site_row(w, k, &next_id, stack_table_id(a.py->sites[k]->stack), a);
         w.end_array();
     }
-    VG_(free)(site_stack);
-    VG_(free)(py_stack);
     quiet_growth = nullptr;
     stack_table_end();
 }

@@ -131,7 +131,7 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
      rate, unit_name(clo.time_unit, false));
     print_evidence(ps->growth);
     bool first = true;
-    for_each_frame(ps->words, ps->n_words, site_at(ps->first)->epoch, print_frame, &first);
+    for_each_frame(ps->stack, site_at(ps->first)->epoch, print_frame, &first);
     UInt* subs = static_cast<UInt*>(VG_(malloc)("mg.log.sub", (ps->n_members + 1) * sizeof(UInt)));
     UInt n = 0;
     for (UInt id = ps->first; id != kNoPySite; id = a.py->next[id])

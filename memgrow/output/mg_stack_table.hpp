@@ -2,6 +2,10 @@
 // distinct frame once, each stack one node (its innermost frame and its
 // caller's node), so that a million stacks sharing their callers cost a
 // million small nodes, not a million arrays of frames.
+//
+// The report's tree is the tool's (records/mg_stack_tree.hpp) with each
+// word expanded into its frames (several when calls were inlined at it) and
+// cut below main(); only the nodes of the stacks a report names are written.
 #pragma once
 
 #include "records/mg_symbols.hpp"
@@ -14,9 +18,13 @@ constexpr UInt kNoStack = ~0u;
 
 // Empties the tables (before a report).
 void stack_table_begin();
-// The node of a stack of words (symbolised with `ep`, innermost first):
-// kNoStack when it has no frames (or memory ran out).
-UInt stack_table_add(const StackWord* words, UInt n, DiEpoch ep);
+// The report names this stack of the tool's tree (symbolised with `ep` where
+// it is the first to name a node).
+void stack_table_use(UInt stack, DiEpoch ep);
+// Numbers the frames and nodes of the stacks used (after the last use).
+void stack_table_number();
+// The report's node of a stack used: kNoStack when it has no frames.
+UInt stack_table_id(UInt stack);
 // Writes "frames" and "stacks" as members of the current object.
 void stack_table_write(JsonWriter& w);
 // Frees the tables.

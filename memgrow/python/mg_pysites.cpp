@@ -1,6 +1,7 @@
 #include "python/mg_pysites.hpp"
 #include "classify/mg_analysis.hpp"
 #include "python/mg_python.hpp"
+#include "records/mg_stack_tree.hpp"
 #include "core/py_user.hpp"
 
 namespace mg {
@@ -15,18 +16,8 @@ UInt python_words(const Site* s, StackWord* out) {
     return n;
 }
 
-UWord hash_words(const StackWord* w, UInt n) {
-    UWord h = 0x9E3779B97F4A7C15ull;
-    for (UInt i = 0; i < n; ++i)
-        h ^= w[i] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    return h ^ (h >> 29);
-}
-
-bool same_words(const PySite* ps, const Site* s, const StackWord* w, UInt n) {
-    if (ps->n_words != n || ps->space != s->space || ps->device != s->device) return false;
-    for (UInt i = 0; i < n; ++i)
-        if (ps->words[i] != w[i]) return false;
-    return true;
+bool same_stack(const PySite* ps, const Site* s, UInt stack) {
+    return ps->stack == stack && ps->space == s->space && ps->device == s->device;
 }
 
 } // namespace
@@ -34,8 +25,7 @@ bool same_words(const PySite* ps, const Site* s, const StackWord* w, UInt n) {
 void python_sites_build(Analysis* a, const ClassifyParams& p) {
     a->py = nullptr;
     const UInt n = a->n_sites;
-    StackWord* words =
-        static_cast<StackWord*>(VG_(malloc)("mg.pysites.w", 65536 * sizeof(StackWord)));
+    StackWord words[kMaxSiteFrames];
     PySites* py = nullptr;
     UInt buckets = 0, cap = 0;
     PySite** table = nullptr;
@@ -55,19 +45,19 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
                 buckets *= 2;
             table = static_cast<PySite**>(VG_(calloc)("mg.pysites.t", buckets, sizeof(PySite*)));
         }
-        const UWord h = hash_words(words, nw) ^ (static_cast<UWord>(s->space) << 8 | s->device);
+        // The Python frames alone are a stack of the tree too.
+        const UInt stack = stack_tree_intern(words, nw);
+        const UWord h =
+            (stack * 0x9E3779B97F4A7C15ull >> 20) ^ (static_cast<UWord>(s->space) << 8 | s->device);
         PySite* ps = table[h & (buckets - 1)];
-        while (ps && !(ps->hash == h && same_words(ps, s, words, nw)))
+        while (ps && !(ps->hash == h && same_stack(ps, s, stack)))
             ps = ps->next_in_bucket;
         if (!ps) {
             ps = static_cast<PySite*>(VG_(calloc)("mg.pysite", 1, sizeof(PySite)));
             ps->hash = h;
             ps->space = s->space;
             ps->device = s->device;
-            ps->words = static_cast<StackWord*>(VG_(malloc)("mg.pysite.w", nw * sizeof(StackWord)));
-            for (UInt i = 0; i < nw; ++i)
-                ps->words[i] = words[i];
-            ps->n_words = nw;
+            ps->stack = stack;
             // Sized to the run: a program like PyTorch has 10^5 Python stacks.
             ps->series = static_cast<i64*>(
                 VG_(calloc)("mg.pysite.series", a->n_buckets + a->n_mark_buckets, sizeof(i64)));
@@ -109,7 +99,6 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
                 ps->marks[b] += m[b];
         }
     }
-    VG_(free)(words);
     if (!py) return;
     VG_(free)(table);
     VG_(free)(last);
@@ -140,7 +129,6 @@ void python_sites_release(Analysis* a) {
     PySites* py = a->py;
     if (!py) return;
     for (UInt k = 0; k < py->n; ++k) {
-        VG_(free)(py->sites[k]->words);
         VG_(free)(py->sites[k]->series);
         VG_(free)(py->sites[k]);
     }
@@ -155,10 +143,10 @@ void python_site_headline(const PySite* ps, const HChar** function, const HChar*
     *function = *file = nullptr;
     *line = 0;
     bool found = false;
-    for (UInt i = 0; i < ps->n_words; ++i) {
+    for (UInt node = ps->stack; node != kEmptyStack; node = stack_tree_caller(node)) {
         const HChar *fn, *f;
         Int l;
-        if (!python_frame_name(ps->words[i], &fn, &f, &l)) continue;
+        if (!python_frame_name(stack_tree_word(node), &fn, &f, &l)) continue;
         if (!found) *function = fn, *file = f, *line = l, found = true;
         if (!python_library_file(f)) {
             *function = fn, *file = f, *line = l;

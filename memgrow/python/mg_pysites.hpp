@@ -15,8 +15,7 @@ struct Analysis;
 struct PySite {
     PySite* next_in_bucket;
     UWord hash;
-    StackWord* words; // the Python frames, innermost first
-    UInt n_words;
+    UInt stack;  // the Python frames, innermost first: a node of the stack tree
     Space space; // a Python site is one memory space's, as its sub-sites are
     UChar device;
     UInt first; // first native sub-site (site id); PySites::next chains the rest

@@ -126,11 +126,7 @@ const Symbolised* lookup(Addr ip, DiEpoch ep) {
 
 } // namespace
 
-namespace {
-
-// Visits the frames of one word; false after main() (nothing above it is
-// the program's).
-bool visit_word(StackWord w, DiEpoch ep, FrameVisitor visit, void* ctx) {
+bool for_each_frame_of_word(StackWord w, DiEpoch ep, FrameVisitor visit, void* ctx) {
     if (w & kPythonFrameTag) {
         const HChar *function, *file;
         Int line;
@@ -148,18 +144,20 @@ bool visit_word(StackWord w, DiEpoch ep, FrameVisitor visit, void* ctx) {
     return !s->below_main;
 }
 
-} // namespace
-
 void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx) {
-    for (UInt i = 0; i < n && visit_word(words[i], ep, visit, ctx); ++i) {
+    for (UInt i = 0; i < n && for_each_frame_of_word(words[i], ep, visit, ctx); ++i) {
+    }
+}
+
+void for_each_frame(UInt stack, DiEpoch ep, FrameVisitor visit, void* ctx) {
+    for (UInt node = stack;
+         node != kEmptyStack && for_each_frame_of_word(stack_tree_word(node), ep, visit, ctx);
+         node = stack_tree_caller(node)) {
     }
 }
 
 void for_each_frame(const Site* s, FrameVisitor visit, void* ctx) {
-    for (UInt node = s->stack;
-         node != kEmptyStack && visit_word(stack_tree_word(node), s->epoch, visit, ctx);
-         node = stack_tree_caller(node)) {
-    }
+    for_each_frame(s->stack, s->epoch, visit, ctx);
 }
 
 namespace {

@@ -23,6 +23,10 @@ using FrameVisitor = void (*)(const Frame& f, void* ctx);
 void for_each_frame(const StackWord* words, UInt n, DiEpoch ep, FrameVisitor visit, void* ctx);
 
 void for_each_frame(const Site* s, FrameVisitor visit, void* ctx);
+// The same for a node of the stack tree and its callers.
+void for_each_frame(UInt stack, DiEpoch ep, FrameVisitor visit, void* ctx);
+// The frames of one word; false when it ends the stack (below main()).
+bool for_each_frame_of_word(StackWord w, DiEpoch ep, FrameVisitor visit, void* ctx);
 
 // The name a person knows the site by, "function (file:line)" with the
 // file's directory dropped: its innermost frame in the program's own code,
