@@ -656,11 +656,13 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
             incomplete = f.owner != layout->owned_by_generator &&
                          f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
         }
-        // An import statement allocates before importlib's frames appear.
+        // An import statement allocates before importlib's frames appear
+        // (asked only while the warm-up's end is looked for).
         UChar opcode;
-        importing |= code->hidden ||
-                     (!incomplete && layout->import_name && read_client(f.prev_instr, &opcode) &&
-                      (opcode == layout->import_name || opcode == layout->import_from));
+        importing |= warmup_pending &&
+                     (code->hidden ||
+                      (!incomplete && layout->import_name && read_client(f.prev_instr, &opcode) &&
+                       (opcode == layout->import_name || opcode == layout->import_from)));
         if (!incomplete && !code->hidden) {
             Int line = code->first_line;
             if (f.prev_instr >= units && f.prev_instr < units + 2ull * code->n_units) {
