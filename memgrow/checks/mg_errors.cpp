@@ -4,6 +4,7 @@
 #include "mg_options.hpp"
 #include "include/memgrow.h"
 #include "output/mg_report.hpp"
+#include "records/mg_stack_tree.hpp"
 
 namespace mg {
 
@@ -309,6 +310,12 @@ void errors_init() {
         static_cast<ErrorRecord*>(VG_(malloc)("mg.errors", kMaxRecords * sizeof(ErrorRecord)));
 }
 
+ExeContext* stack_exe_context(UInt stack) {
+    Addr ips[kMaxSiteFrames];
+    UInt n = stack_tree_read(stack, ips, kMaxSiteFrames);
+    return n ? VG_(make_ExeContext_from_StackTrace)(ips, n) : nullptr;
+}
+
 ExeContext* site_exe_context(const Site* s) {
     // Only native words make an ExeContext; Python tokens are skipped. The
     // core takes at most --num-callers of them.
@@ -340,8 +347,9 @@ void report_class_errors(const Analysis& a) {
 }
 
 void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f) {
-    record(tid, kDoubleFree, addr,
-           ErrorExtra{call, f.kind, f.size, site_exe_context(f.site), f.freed_at});
+    record(
+        tid, kDoubleFree, addr,
+        ErrorExtra{call, f.kind, f.size, site_exe_context(f.site), stack_exe_context(f.freed_at)});
 }
 
 void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b) {
@@ -554,7 +562,7 @@ void describe_address(Addr a, AddrInfo* ai) {
         return;
     }
     if (f) {
-        block_info(ai, Block_Freed, a, f->addr, f->size, f->site, f->freed_at);
+        block_info(ai, Block_Freed, a, f->addr, f->size, f->site, stack_exe_context(f->freed_at));
         return;
     }
     if (slab_describe(a, ai)) return;

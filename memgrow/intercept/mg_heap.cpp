@@ -7,6 +7,7 @@
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
 #include "python/mg_revival.hpp"
+#include "records/mg_stack_tree.hpp"
 #include "records/mg_stacks.hpp"
 #include "scan/mg_leak.hpp"
 #include "records/mg_timeline.hpp"
@@ -101,12 +102,14 @@ bool kind_matches(AllocKind k, FreeCall c) {
     }
 }
 
-// Where a block was freed, kept for a later double free's message.
-ExeContext* free_stack(ThreadId tid) {
+// Where a block was freed, kept for a later double free's message. The
+// cached stack's payload is its node + 1 (null: not interned yet).
+UInt free_stack(ThreadId tid) {
     CapturedStack stack =
         capture_stack(tid, StackPurpose::deallocation, static_cast<UInt>(VG_(clo_backtrace_size)));
-    if (!*stack.payload) *stack.payload = VG_(make_ExeContext_from_StackTrace)(stack.ips, stack.n);
-    return static_cast<ExeContext*>(*stack.payload);
+    if (!*stack.payload)
+        *stack.payload = reinterpret_cast<void*>(UWord(stack_tree_intern(stack.ips, stack.n)) + 1);
+    return static_cast<UInt>(reinterpret_cast<UWord>(*stack.payload) - 1);
 }
 
 } // namespace
