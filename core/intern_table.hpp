@@ -48,6 +48,15 @@ template <typename Key, bool kPayload> class BasicInternTable {
         }
     }
 
+    // Sizes the index for n ids at once (when about that many will come):
+    // growing to it later would hold the old index and the new together.
+    bool reserve(u32 n) {
+        u64 slots = slots_ ? slots_ : 1024;
+        while ((static_cast<u64>(n) + 1) * 4 > slots * 3)
+            slots *= 2;
+        return slots == slots_ || grow_to(slots);
+    }
+
     u32 size() const { return size_; }
     Key first(u32 id) const { return pair(id).a; }
     Key second(u32 id) const { return pair(id).b; }
@@ -81,8 +90,9 @@ template <typename Key, bool kPayload> class BasicInternTable {
         return h ^ (h >> 29);
     }
 
-    bool grow() {
-        u64 n = slots_ ? slots_ * 2 : 1024;
+    bool grow() { return grow_to(slots_ ? slots_ * 2 : 1024); }
+
+    bool grow_to(u64 n) {
         auto* index = static_cast<u32*>(alloc_(n * sizeof(u32)));
         if (!index) return false;
         for (u64 i = 0; i < n; ++i)

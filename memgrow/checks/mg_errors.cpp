@@ -332,7 +332,7 @@ void report_class_errors(const Analysis& a) {
     for (UInt id = 0; id < a.n_sites; ++id) {
         SiteClass c = a.growth[id].cls;
         if (!(clo.errors_for & (1u << static_cast<UInt>(c)))) continue;
-        if (a.class_suppressed_by && a.class_suppressed_by[id]) continue;
+        if (a.class_suppressed_by(id)) continue;
         UInt kind = c == SiteClass::leaked    ? kLeaked
                     : c == SiteClass::growing ? kGrowing
                     : c == SiteClass::plateau ? kPlateau

@@ -47,7 +47,6 @@ void analyse(Analysis* a) {
     a->growth_class =
         static_cast<SiteClass*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(SiteClass)));
     a->leaks = leak_scan_last(); // none with --leak-check=no, unless requested
-    a->class_suppressed_by = a->leak_suppressed_by = nullptr;
     for (UInt k = 0; k < 4; ++k)
         a->sites_in[k] = a->bytes_in[k] = 0;
     i64 scratch[kBuckets];
@@ -75,35 +74,59 @@ void analyse(Analysis* a) {
 // the class.
 static void apply_suppressions(Analysis* a) {
     if (!have_class_suppressions()) return;
-    auto names = [a]() {
-        return static_cast<const HChar**>(
-            VG_(calloc)("mg.analysis.supp", a->n_sites + 1, sizeof(const HChar*)));
-    };
-    a->class_suppressed_by = names();
-    a->leak_suppressed_by = names();
     for (UInt id = 0; id < a->n_sites; ++id) {
         const Site* s = site_at(id);
+        const HChar* leak = nullptr;
         if (a->leaks && id < a->leaks->n_sites) {
             const SiteLeak& l = a->leaks->site(id);
             if (l.blocks[kDefinite] + l.blocks[kIndirect] + l.blocks[kPossible])
-                a->leak_suppressed_by[id] = class_suppression(s, SiteClass::leaked);
+                leak = class_suppression(s, SiteClass::leaked);
         }
+        if (leak) a->leak_suppressed_by.add(id, leak);
         SiteClass c = a->growth[id].cls;
-        if (c == SiteClass::leaked)
-            a->class_suppressed_by[id] = a->leak_suppressed_by[id];
-        else if (c != SiteClass::stable)
-            a->class_suppressed_by[id] = class_suppression(s, c);
-        if (a->class_suppressed_by[id]) {
+        const HChar* cls = c == SiteClass::leaked   ? leak
+                           : c != SiteClass::stable ? class_suppression(s, c)
+                                                    : nullptr;
+        if (cls) {
+            a->class_suppressed_by.add(id, cls);
             a->suppressed_sites++;
             a->suppressed_bytes += static_cast<ULong>(s->clock.live);
         }
     }
 }
 
+const HChar* SuppressedBy::operator()(UInt id) const {
+    UInt lo = 0, hi = n_;
+    while (lo < hi) {
+        UInt mid = lo + (hi - lo) / 2;
+        if (ids_[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_ && ids_[lo] == id ? names_[lo] : nullptr;
+}
+
+void SuppressedBy::add(UInt id, const HChar* name) {
+    if (n_ == cap_) {
+        cap_ = cap_ ? cap_ * 2 : 64;
+        ids_ = static_cast<UInt*>(VG_(realloc)("mg.analysis.supp", ids_, cap_ * sizeof(UInt)));
+        names_ = static_cast<const HChar**>(
+            VG_(realloc)("mg.analysis.supp", names_, cap_ * sizeof(const HChar*)));
+    }
+    ids_[n_] = id, names_[n_++] = name;
+}
+
+void SuppressedBy::release() {
+    if (ids_) VG_(free)(ids_);
+    if (names_) VG_(free)(names_);
+    *this = SuppressedBy();
+}
+
 void analysis_release(Analysis* a) {
     python_sites_release(a);
-    if (a->class_suppressed_by) VG_(free)(a->class_suppressed_by);
-    if (a->leak_suppressed_by) VG_(free)(a->leak_suppressed_by);
+    a->class_suppressed_by.release();
+    a->leak_suppressed_by.release();
     a->growth.release();
     VG_(free)(a->growth_class);
     a->growth_class = nullptr;

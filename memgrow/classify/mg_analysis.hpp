@@ -27,15 +27,33 @@ class GrowthTable {
     u32 previous_ = 0, stable_ = 0; // the candidates a site's evidence is compared with
 };
 
+// Which sites a suppression silences, by site id: the few that match, in
+// ascending id, not an array of every site (a million sites under `import
+// torch`, a few hundred suppressed).
+class SuppressedBy {
+  public:
+    // The name of the suppression that silences site id, else null.
+    const HChar* operator()(UInt id) const;
+    // Appends a match; ids must come in ascending order.
+    void add(UInt id, const HChar* name);
+    UInt size() const { return n_; }
+    UInt id_at(UInt i) const { return ids_[i]; }
+    void release();
+
+  private:
+    UInt* ids_ = nullptr;
+    const HChar** names_ = nullptr;
+    UInt n_ = 0, cap_ = 0;
+};
+
 struct Analysis {
     GrowthTable growth;      // by site id; growth[id].cls is the site's class
     SiteClass* growth_class; // by site id: the class its history alone gives
     const LeakScan* leaks;   // the last leak scan; null with --leak-check=no
     // By site id, the name of the suppression that silences the site's
     // class, and its lost blocks (memgrow:Leaked); null when none matches.
-    // The arrays are null when no suppression of that use is loaded.
-    const HChar** class_suppressed_by;
-    const HChar** leak_suppressed_by;
+    SuppressedBy class_suppressed_by;
+    SuppressedBy leak_suppressed_by;
     ULong suppressed_sites, suppressed_bytes; // classes suppressed (live bytes)
     UInt n_sites;
     UInt n_buckets; // length of every site's series

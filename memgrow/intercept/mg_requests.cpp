@@ -65,8 +65,8 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     if (at_exit) {
         report_class_errors(a);
         for (UInt id = 0; id < a.n_sites; ++id) {
-            const HChar* leak = a.leak_suppressed_by ? a.leak_suppressed_by[id] : nullptr;
-            const HChar* cls = a.class_suppressed_by ? a.class_suppressed_by[id] : nullptr;
+            const HChar* leak = a.leak_suppressed_by(id);
+            const HChar* cls = a.class_suppressed_by(id);
             if (leak) count_suppression_use(leak);
             if (cls && cls != leak) count_suppression_use(cls);
         }

@@ -164,7 +164,7 @@ void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
     w.member_u("reachable_bytes", l.bytes[kReachable]);
     w.member_u("indirect_through", l.indirect_through);
     write_lost_by_teardown(w, l, a);
-    const HChar* supp = a.leak_suppressed_by ? a.leak_suppressed_by[id] : nullptr;
+    const HChar* supp = a.leak_suppressed_by(id);
     w.member_bool("lost_suppressed", supp != nullptr);
 }
 
@@ -248,7 +248,7 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     write_head(w, s->id, s->space, s->device, g.cls,
                {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
                 s->allocated_bytes, s->allocated_blocks, s->live_bytes_now, s->live_blocks_now});
-    const HChar* supp = a.class_suppressed_by ? a.class_suppressed_by[s->id] : nullptr;
+    const HChar* supp = a.class_suppressed_by(s->id);
     w.member_bool("suppressed", supp != nullptr);
     if (supp) w.member("suppression", supp);
     if (a.leaks) write_site_leaks(w, s->id, a);
@@ -396,7 +396,7 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
         w.member("space", space_name(s->space));
         w.member_u("device", s->device);
     }
-    const HChar* supp = a.class_suppressed_by ? a.class_suppressed_by[s->id] : nullptr;
+    const HChar* supp = a.class_suppressed_by(s->id);
     if (supp) {
         w.member_bool("suppressed", true);
         w.member("suppression", supp);
@@ -417,8 +417,7 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
             w.end_array();
             write_lost_by_teardown(w, l, a);
         }
-        if (a.leak_suppressed_by && a.leak_suppressed_by[s->id])
-            w.member_bool("lost_suppressed", true);
+        if (a.leak_suppressed_by(s->id)) w.member_bool("lost_suppressed", true);
     }
     const Growth& g = a.growth[s->id];
     if (!growth_is_default(g, a.growth_class[s->id])) write_growth(w, g, a.growth_class[s->id], a);

@@ -112,7 +112,7 @@ void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, 
     for (UInt id = 0; id < scan.n_sites; ++id) {
         const SiteLeak& sl = scan.site(id);
         for (UInt k = 0; k < kLeakKinds; ++k) {
-            if (a.leak_suppressed_by && a.leak_suppressed_by[id] && k != kReachable) continue;
+            if (k != kReachable && a.leak_suppressed_by(id)) continue;
             if (!sl.blocks[k]) {
                 const SiteLeak* ps = prev && id < prev->n_sites ? &prev->site(id) : nullptr;
                 ULong pblocks = ps ? ps->blocks[k] - ps->teardown_blocks[k] : 0;
@@ -184,9 +184,9 @@ void keep_table(Record* records, UInt n, UInt scan, bool deltas) {
 void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks) {
     for (UInt k = 0; k <= kLeakKinds; ++k)
         bytes[k] = blocks[k] = 0;
-    if (!a.leak_suppressed_by) return;
-    for (UInt id = 0; id < scan->n_sites && id < a.n_sites; ++id) {
-        if (!a.leak_suppressed_by[id]) continue;
+    for (UInt i = 0; i < a.leak_suppressed_by.size(); ++i) {
+        UInt id = a.leak_suppressed_by.id_at(i);
+        if (id >= scan->n_sites || id >= a.n_sites) continue;
         for (UInt k = 0; k < kReachable; ++k) {
             bytes[k] += scan->site(id).bytes[k], blocks[k] += scan->site(id).blocks[k];
             bytes[kLeakKinds] += scan->site(id).bytes[k];

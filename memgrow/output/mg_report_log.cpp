@@ -251,7 +251,7 @@ void print_summary(const Analysis& a) {
             const Site* s = site_at(order[i]);
             if (a.growth[s->id].cls != c) continue;
             if (a.py && a.py->of_site[s->id] != kNoPySite) continue;
-            if (a.class_suppressed_by && a.class_suppressed_by[s->id]) continue;
+            if (a.class_suppressed_by(s->id)) continue;
             print_site(s, a.growth[s->id], static_cast<UInt>(++rank), of);
         }
     }

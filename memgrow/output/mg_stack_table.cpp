@@ -48,8 +48,6 @@ void collect(const Frame& f, void* ctx) {
     if (id != FrameInternTable::kNone) e->ids[e->n++] = id;
 }
 
-void ignore_frame(const Frame&, void*) {}
-
 // Writes the frame that is `depth` frames into the ones of `word`.
 struct Pick {
     JsonWriter* w;
@@ -76,6 +74,12 @@ void write_frame_row(const Frame& f, void* ctx) {
     w.end_array();
 }
 
+// Counts the frames of the words marked: at most that many report nodes.
+void count_frame(const Frame&, void* ctx) {
+    ++*static_cast<ULong*>(ctx);
+}
+ULong frames_marked;
+
 } // namespace
 
 void stack_table_begin() {
@@ -92,11 +96,12 @@ void stack_table_use(UInt stack, DiEpoch ep) {
     for (UInt node = stack; node != kEmptyStack && node < n_nodes && of_node[node] == kUnused;
          node = stack_tree_caller(node)) {
         of_node[node] = ep.n;
-        if (!for_each_frame_of_word(stack_tree_word(node), ep, ignore_frame, nullptr)) break;
+        if (!for_each_frame_of_word(stack_tree_word(node), ep, count_frame, &frames_marked)) break;
     }
 }
 
 void stack_table_number() {
+    rows->reserve(frames_marked < NodeInternTable::kNone ? static_cast<u32>(frames_marked) : 0);
     // Callers come before their callees in the tool's tree, so a node's
     // caller is numbered when the node is.
     static Expand e;
@@ -157,6 +162,7 @@ void stack_table_end() {
     if (of_node) table_free(of_node);
     of_node = nullptr;
     n_nodes = 0;
+    frames_marked = 0;
 }
 
 } // namespace mg

@@ -117,7 +117,7 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
             if (c == SiteClass::leaked) ps->growth.cls = SiteClass::leaked;
             if (c == SiteClass::stable) continue;
             any_classed = true;
-            if (!a->class_suppressed_by || !a->class_suppressed_by[id]) all_suppressed = false;
+            if (!a->class_suppressed_by(id)) all_suppressed = false;
         }
         ps->suppressed = any_classed && all_suppressed;
         py->in_class[static_cast<UInt>(ps->growth.cls)]++;

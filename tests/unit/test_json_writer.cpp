@@ -118,6 +118,9 @@ BOOST_AUTO_TEST_CASE(intern_table_gives_dense_ids_in_order_of_first_sight) {
     BOOST_TEST(t.intern(7, 2) == 1u);
     BOOST_TEST(t.intern(7, 1, 41) == 0u);
     BOOST_TEST(t.payload(0) == 40u); // the first sight's
+    // An index sized ahead keeps the ids it holds.
+    BOOST_REQUIRE(t.reserve(50000));
+    BOOST_TEST(t.intern(7, 2) == 1u);
     // Past several growths of the index and the keys.
     for (u64 i = 0; i < 100000; ++i)
         BOOST_REQUIRE(t.intern(i, i * 3) == i + 2);
