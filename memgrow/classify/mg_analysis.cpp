@@ -14,7 +14,7 @@ static ULong ceil_div(ULong a, ULong b) {
 }
 
 const i64* mark_levels(const Site* s, UInt n, i64* scratch) {
-    if (s->marks) return s->marks->live_end;
+    if (const SiteSeries* m = site_marks(s)) return m->live_end;
     for (UInt i = 0; i < n; ++i)
         scratch[i] = s->clock.live;
     return scratch;

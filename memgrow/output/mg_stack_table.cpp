@@ -112,7 +112,9 @@ void stack_table_number() {
         UInt caller = stack_tree_caller(node);
         bool ends = !for_each_frame_of_word(stack_tree_word(node), e.ep, collect, &e);
         // A word below main() ends the stack: what is outside it is not shown.
-        UInt row = ends || caller == kEmptyStack ? kNoStack : of_node[caller];
+        // (A caller is numbered before its callee, or cut off: unused.)
+        UInt row = ends || caller == kEmptyStack || of_node[caller] == kUnused ? kNoStack
+                                                                               : of_node[caller];
         for (UInt i = e.n; i-- > 0;) {
             UInt r = rows->intern(e.ids[i], row == kNoStack ? 0 : row + 1);
             // row + 1 must fit: kNone - 1 nodes is past any real report.

@@ -32,7 +32,7 @@ struct Site {
     // frozen together with the series.
     ULong live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
     SparseSeries clock; // per bucket of the run clock (sparse until it changes often)
-    SiteSeries* marks;  // per bucket of marks; created once the program marks
+    // Per bucket of marks: records/mg_timeline.hpp's site_marks().
 };
 
 // A site's stack words, innermost first, into out (at most max); their

@@ -31,16 +31,35 @@ ULong clock_end() {
     return tl.torn_down ? tl.teardown_at : clock_now();
 }
 
+// The mark histories by site id, kept out of the sites: only a program
+// that marks has any, and then only the sites touched since its first mark.
+static SiteSeries** mark_series;
+static UInt mark_series_cap;
+
+const SiteSeries* site_marks(const Site* s) {
+    return s->id < mark_series_cap ? mark_series[s->id] : nullptr;
+}
+
 // A site's mark history starts when it is first touched after the first
 // mark: until then its level was constant, so bucket 0 holds it.
 static SiteSeries* marks_of(Site* s) {
-    if (!s->marks) {
-        s->marks = static_cast<SiteSeries*>(VG_(malloc)("mg.site.marks", sizeof(SiteSeries)));
-        s->marks->clear();
-        s->marks->live = s->clock.live;
-        s->marks->live_end[0] = s->clock.live;
+    if (s->id >= mark_series_cap) {
+        UInt cap = site_count() + 1024;
+        if (cap < mark_series_cap * 2) cap = mark_series_cap * 2;
+        mark_series = static_cast<SiteSeries**>(
+            VG_(realloc)("mg.site.marks", mark_series, cap * sizeof(SiteSeries*)));
+        for (UInt i = mark_series_cap; i < cap; ++i)
+            mark_series[i] = nullptr;
+        mark_series_cap = cap;
     }
-    return s->marks;
+    SiteSeries*& m = mark_series[s->id];
+    if (!m) {
+        m = static_cast<SiteSeries*>(VG_(malloc)("mg.site.marks", sizeof(SiteSeries)));
+        m->clear();
+        m->live = s->clock.live;
+        m->live_end[0] = s->clock.live;
+    }
+    return m;
 }
 
 static void* dense_series(usize bytes) {
@@ -154,7 +173,7 @@ void timeline_sync_all() {
     for (UInt id = 0; id < site_count(); ++id) {
         Site* s = site_at(id);
         s->clock.sync(tl.run);
-        if (s->marks) s->marks->sync(tl.marks);
+        if (id < mark_series_cap && mark_series[id]) mark_series[id]->sync(tl.marks);
     }
 }
 

@@ -34,6 +34,10 @@ ULong clock_now();
 // The run clock at its last bucket end: teardown_at once torn down.
 ULong clock_end();
 
+// A site's per-mark series; null until the program marks and the site
+// changes after that (its level at every mark is then its live bytes).
+const SiteSeries* site_marks(const Site* s);
+
 void timeline_alloc(Site* s, SizeT bytes);
 void timeline_free(Site* s, SizeT bytes);
 // A live block changes size in place (a custom allocator's resize): the
