@@ -16,7 +16,9 @@
 
 namespace mg {
 
-template <typename Key, bool kPayload> class BasicInternTable {
+// Key2 (the second key's type) may be narrower than Key: the pairs are
+// packed, so a (u64, u32) pair takes 12 bytes.
+template <typename Key, bool kPayload, typename Key2 = Key> class BasicInternTable {
   public:
     using Alloc = void* (*)(usize bytes);
     using Release = void (*)(void* p);
@@ -30,7 +32,7 @@ template <typename Key, bool kPayload> class BasicInternTable {
 
     // The id of (a, b), added when new with `payload` (kept beside the key,
     // not part of it; ignored without one); kNone when memory ran out.
-    u32 intern(Key a, Key b, u32 payload = 0) {
+    u32 intern(Key a, Key2 b, u32 payload = 0) {
         if ((static_cast<u64>(size_) + 1) * 4 > slots_ * 3 && !grow()) return kNone;
         u64 mask = slots_ - 1;
         for (u64 i = hash(a, b) & mask;; i = (i + 1) & mask) {
@@ -59,7 +61,7 @@ template <typename Key, bool kPayload> class BasicInternTable {
 
     u32 size() const { return size_; }
     Key first(u32 id) const { return pair(id).a; }
-    Key second(u32 id) const { return pair(id).b; }
+    Key2 second(u32 id) const { return pair(id).b; }
     u32 payload(u32 id) const {
         static_assert(kPayload, "a table without payload");
         return payloads_[id >> kShift][id & kMask];
@@ -78,8 +80,9 @@ template <typename Key, bool kPayload> class BasicInternTable {
     }
 
   private:
-    struct Pair {
-        Key a, b;
+    struct __attribute__((packed)) Pair {
+        Key a;
+        Key2 b;
     };
     static constexpr u32 kShift = 14, kChunk = 1u << kShift, kMask = kChunk - 1;
 
@@ -154,8 +157,8 @@ template <typename Key, bool kPayload> class BasicInternTable {
 using FrameInternTable = BasicInternTable<u64, true>;
 // Stack nodes: (frame id, caller node + 1).
 using NodeInternTable = BasicInternTable<u32, false>;
-// Pairs of words without payload (the tool's stack tree).
-using InternTable64 = BasicInternTable<u64, false>;
+// (word, 32-bit node) pairs without payload, 12 bytes each: the tool's stack tree.
+using WordNodeInternTable = BasicInternTable<u64, false, u32>;
 
 // A stack tree: each stack of words (innermost first) is one node, its
 // innermost word and its caller's node, interned from the outermost word
@@ -169,7 +172,7 @@ class StackTree {
     static constexpr u32 kEmpty = 0xffffffffu; // the node of a stack without words
     static constexpr u32 kRemembered = 512;    // deeper last stacks are not kept
 
-    constexpr StackTree(InternTable64::Alloc alloc, InternTable64::Release release)
+    constexpr StackTree(WordNodeInternTable::Alloc alloc, WordNodeInternTable::Release release)
         : nodes_(alloc, release) {}
 
     // The node of words[0..n), added when new; kEmpty for n == 0, and when
@@ -187,7 +190,7 @@ class StackTree {
             move(last_nodes_, n - shared, last_n_ - shared, shared);
             move(last_words_, n - shared, last_n_ - shared, shared);
         }
-        u64 caller = shared ? u64(last_nodes_[n - shared]) + 1 : 0;
+        u32 caller = shared ? last_nodes_[n - shared] + 1 : 0;
         for (u32 i = n - shared; i-- > 0;) {
             u32 node = nodes_.intern(words[i], caller);
             if (node == kEmpty || node + 1 == kEmpty) {
@@ -195,7 +198,7 @@ class StackTree {
                 *full = true;
                 return kEmpty;
             }
-            caller = u64(node) + 1;
+            caller = node + 1;
             if (n <= kRemembered) last_nodes_[i] = node, last_words_[i] = words[i];
         }
         last_n_ = n <= kRemembered ? n : 0;
@@ -220,7 +223,7 @@ class StackTree {
                 a[to + i] = a[from + i];
     }
 
-    InternTable64 nodes_; // (word, caller node + 1): 0 says "no caller"
+    WordNodeInternTable nodes_; // (word, caller node + 1): 0 says "no caller"
     u64 last_words_[kRemembered] = {};
     u32 last_nodes_[kRemembered] = {};
     u32 last_n_ = 0;
