@@ -172,45 +172,56 @@ class StackTree {
     static constexpr u32 kEmpty = 0xffffffffu; // the node of a stack without words
     static constexpr u32 kRemembered = 512;    // deeper last stacks are not kept
 
+    // The last stack one kind of caller interned, with its nodes: callers
+    // whose stacks differ in kind (allocations, frees) keep one each.
+    struct Memo {
+        u64 words[kRemembered] = {};
+        u32 nodes[kRemembered] = {};
+        u32 n = 0;
+    };
+
     constexpr StackTree(WordNodeInternTable::Alloc alloc, WordNodeInternTable::Release release)
         : nodes_(alloc, release) {}
 
     // The node of words[0..n), added when new; kEmpty for n == 0, and when
     // memory or the 32-bit ids ran out (the caller says so).
-    u32 intern(const u64* words, u32 n, bool* full) {
+    u32 intern(const u64* words, u32 n, bool* full) { return intern(words, n, full, memo_); }
+
+    // The same with the caller's memo.
+    u32 intern(const u64* words, u32 n, bool* full, Memo& m) {
         *full = false;
         u32 shared = 0;
         if (n <= kRemembered)
-            while (shared < n && shared < last_n_ &&
-                   words[n - 1 - shared] == last_words_[last_n_ - 1 - shared])
+            while (shared < n && shared < m.n && words[n - 1 - shared] == m.words[m.n - 1 - shared])
                 ++shared;
-        // last_nodes_[i] is the node of words[i..n): the shared ones move
-        // with their words (before the new ones are written below them).
-        if (shared && n != last_n_) {
-            move(last_nodes_, n - shared, last_n_ - shared, shared);
-            move(last_words_, n - shared, last_n_ - shared, shared);
+        // m.nodes[i] is the node of words[i..n): the shared ones move with
+        // their words (before the new ones are written below them).
+        if (shared && n != m.n) {
+            move(m.nodes, n - shared, m.n - shared, shared);
+            move(m.words, n - shared, m.n - shared, shared);
         }
-        u32 caller = shared ? last_nodes_[n - shared] + 1 : 0;
+        u32 caller = shared ? m.nodes[n - shared] + 1 : 0;
         for (u32 i = n - shared; i-- > 0;) {
             u32 node = nodes_.intern(words[i], caller);
             if (node == kEmpty || node + 1 == kEmpty) {
-                last_n_ = 0;
+                m.n = 0;
                 *full = true;
                 return kEmpty;
             }
             caller = node + 1;
-            if (n <= kRemembered) last_nodes_[i] = node, last_words_[i] = words[i];
+            if (n <= kRemembered) m.nodes[i] = node, m.words[i] = words[i];
         }
-        last_n_ = n <= kRemembered ? n : 0;
+        m.n = n <= kRemembered ? n : 0;
         return static_cast<u32>(caller - 1);
     }
 
     u64 word(u32 node) const { return nodes_.first(node); }
     u32 caller(u32 node) const { return static_cast<u32>(nodes_.second(node) - 1); }
     u32 size() const { return nodes_.size(); }
+    // Forgets every node (the callers' memos must be forgotten too).
     void reset() {
         nodes_.reset();
-        last_n_ = 0;
+        memo_.n = 0;
     }
 
   private:
@@ -224,9 +235,7 @@ class StackTree {
     }
 
     WordNodeInternTable nodes_; // (word, caller node + 1): 0 says "no caller"
-    u64 last_words_[kRemembered] = {};
-    u32 last_nodes_[kRemembered] = {};
-    u32 last_n_ = 0;
+    Memo memo_;
 };
 
 // Sparse series, as format 2 writes them (docs/output-format.md): a level

@@ -108,7 +108,8 @@ UInt free_stack(ThreadId tid) {
     CapturedStack stack =
         capture_stack(tid, StackPurpose::deallocation, static_cast<UInt>(VG_(clo_backtrace_size)));
     if (!*stack.payload)
-        *stack.payload = reinterpret_cast<void*>(UWord(stack_tree_intern(stack.ips, stack.n)) + 1);
+        *stack.payload = reinterpret_cast<void*>(
+            UWord(stack_tree_intern(stack.ips, stack.n, StackPurpose::deallocation)) + 1);
     return static_cast<UInt>(reinterpret_cast<UWord>(*stack.payload) - 1);
 }
 

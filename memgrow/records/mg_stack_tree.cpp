@@ -13,13 +13,16 @@ void tree_free(void* p) {
 }
 
 __constinit StackTree tree(tree_alloc, tree_free);
+StackTree::Memo free_memo; // the allocations' and revivals' memo is the tree's own
 
 } // namespace
 
-UInt stack_tree_intern(const Addr* words, UInt n) {
+UInt stack_tree_intern(const Addr* words, UInt n, StackPurpose purpose) {
     bool full;
     static_assert(sizeof(Addr) == sizeof(u64), "64-bit words");
-    UInt node = tree.intern(reinterpret_cast<const u64*>(words), n, &full);
+    auto* w = reinterpret_cast<const u64*>(words);
+    UInt node = purpose == StackPurpose::deallocation ? tree.intern(w, n, &full, free_memo)
+                                                      : tree.intern(w, n, &full);
     // VG_(malloc) does not fail; running out of 32-bit ids would.
     tl_assert2(!full, "memgrow: the stack tree is full (4 billion nodes)");
     return node;

@@ -5,14 +5,17 @@
 #pragma once
 
 #include "mg_vg.hpp"
+#include "records/mg_stacks.hpp"
 
 namespace mg {
 
 // The node of a stack without words.
 constexpr UInt kEmptyStack = ~0u;
 
-// The node of words[0..n) (innermost first), added when new.
-UInt stack_tree_intern(const Addr* words, UInt n);
+// The node of words[0..n) (innermost first), added when new. Each purpose
+// remembers its own last stack (a free's stack shares little with an
+// allocation's).
+UInt stack_tree_intern(const Addr* words, UInt n, StackPurpose purpose = StackPurpose::allocation);
 // The words of node's stack, innermost first, into out (at most max of
 // them); their count.
 UInt stack_tree_read(UInt node, Addr* out, UInt max);

@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <vector>
@@ -149,6 +150,7 @@ BOOST_AUTO_TEST_CASE(intern_table_gives_dense_ids_in_order_of_first_sight) {
 // stacks come in (the memo of the last stack must not change any of that).
 BOOST_AUTO_TEST_CASE(stack_tree_interns_stacks_as_nodes_sharing_their_callers) {
     StackTree tree(std::malloc, std::free);
+    auto other = std::make_unique<StackTree::Memo>();
     std::mt19937_64 rng(7);
     std::map<std::vector<u64>, u32> seen;
     auto read = [&](u32 node) {
@@ -170,7 +172,9 @@ BOOST_AUTO_TEST_CASE(stack_tree_interns_stacks_as_nodes_sharing_their_callers) {
             bool outer = i + 6 >= depth;
             w[i] = outer ? 1000 * chain + (depth - i) : rng() % (i < 2 ? 40 : 4);
         }
-        u32 node = tree.intern(w.data(), depth, &full);
+        // Two callers, each with its memo of the last stack it interned.
+        u32 node = k % 3 ? tree.intern(w.data(), depth, &full)
+                         : tree.intern(w.data(), depth, &full, *other);
         BOOST_REQUIRE(!full);
         auto [it, added] = seen.emplace(w, node);
         BOOST_REQUIRE(it->second == node); // same stack, same node
