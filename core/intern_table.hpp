@@ -34,8 +34,7 @@ template <typename Key, bool kPayload, typename Key2 = Key> class BasicInternTab
     // not part of it; ignored without one); kNone when memory ran out.
     u32 intern(Key a, Key2 b, u32 payload = 0) {
         if ((static_cast<u64>(size_) + 1) * 4 > slots_ * 3 && !grow()) return kNone;
-        u64 mask = slots_ - 1;
-        for (u64 i = hash(a, b) & mask;; i = (i + 1) & mask) {
+        for (u64 i = home(a, b);; i = i + 1 == slots_ ? 0 : i + 1) {
             u32 id = index_[i];
             if (id == kNone) {
                 if (size_ == cap_ && !add_chunk()) return kNone;
@@ -52,11 +51,18 @@ template <typename Key, bool kPayload, typename Key2 = Key> class BasicInternTab
 
     // Sizes the index for n ids at once (when about that many will come):
     // growing to it later would hold the old index and the new together.
+    // Exactly: the index is any size, not a power of two (a third smaller
+    // on average, 10 MB of a PyTorch report's).
     bool reserve(u32 n) {
-        u64 slots = slots_ ? slots_ : 1024;
-        while ((static_cast<u64>(n) + 1) * 4 > slots * 3)
-            slots *= 2;
-        return slots == slots_ || grow_to(slots);
+        u64 slots = min_slots(n);
+        return slots <= slots_ || grow_to(slots);
+    }
+
+    // Frees the index and keeps the keys: lookups are over (a process's
+    // last report needs only the ids it has). The next intern() rebuilds it.
+    void drop_index() {
+        if (index_) release_(index_);
+        index_ = nullptr, slots_ = 0;
     }
 
     u32 size() const { return size_; }
@@ -92,8 +98,24 @@ template <typename Key, bool kPayload, typename Key2 = Key> class BasicInternTab
         u64 h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull) * 0xc2b2ae3d27d4eb4full;
         return h ^ (h >> 29);
     }
+    // A key's first slot among `slots`: the hash scaled (no power of two needed).
+    static u64 scaled(u64 h, u64 slots) {
+        return static_cast<u64>((static_cast<unsigned __int128>(h) * slots) >> 64);
+    }
+    u64 home(Key a, Key2 b) const { return scaled(hash(a, b), slots_); }
 
-    bool grow() { return grow_to(slots_ ? slots_ * 2 : 1024); }
+    // The fewest slots that hold n ids at most three quarters full.
+    static u64 min_slots(u64 n) {
+        u64 slots = ((n + 1) * 4 + 2) / 3;
+        return slots < 1024 ? 1024 : slots;
+    }
+
+    // Twice the slots, or (without an index) enough for the keys there are.
+    bool grow() {
+        u64 n = slots_ ? slots_ * 2 : 1024;
+        u64 least = min_slots(size_ + 1);
+        return grow_to(n < least ? least : n);
+    }
 
     bool grow_to(u64 n) {
         auto* index = static_cast<u32*>(alloc_(n * sizeof(u32)));
@@ -101,7 +123,7 @@ template <typename Key, bool kPayload, typename Key2 = Key> class BasicInternTab
         for (u64 i = 0; i < n; ++i)
             index[i] = kNone;
         for (u32 id = 0; id < size_; ++id)
-            for (u64 i = hash(pair(id).a, pair(id).b) & (n - 1);; i = (i + 1) & (n - 1))
+            for (u64 i = scaled(hash(pair(id).a, pair(id).b), n);; i = i + 1 == n ? 0 : i + 1)
                 if (index[i] == kNone) {
                     index[i] = id;
                     break;
@@ -218,6 +240,8 @@ class StackTree {
     u64 word(u32 node) const { return nodes_.first(node); }
     u32 caller(u32 node) const { return static_cast<u32>(nodes_.second(node) - 1); }
     u32 size() const { return nodes_.size(); }
+    // Frees the index (nodes stay, as do their ids); see BasicInternTable.
+    void drop_index() { nodes_.drop_index(); }
     // Forgets every node (the callers' memos must be forgotten too).
     void reset() {
         nodes_.reset();

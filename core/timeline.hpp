@@ -136,28 +136,50 @@ struct SiteSeries {
 
 // A site's history of the run clock, sparse while it can be: most sites of
 // a big program (a million distinct stacks under `import torch`) change in
-// one or two buckets and then never again. Up to kInline touched buckets are
-// kept inline (about 56 bytes a site instead of SiteSeries' 1 KiB); a site
-// that changes in more buckets moves to a SiteSeries of its own. Reads give
-// what a SiteSeries would: a touched bucket's level, the level carried
-// forward between them, allocations only where touched. All zero is empty.
+// one or two buckets and then never again. Up to two touched buckets are
+// kept inline (40 bytes a site, with the site's live and allocated bytes,
+// instead of SiteSeries' 1 KiB); a site that changes in more buckets moves
+// to a SiteSeries of its own. Reads give what a SiteSeries would: a touched
+// bucket's level, the level carried forward between them, allocations only
+// where touched. All zero is empty.
+//
+// Inline, the last touched bucket's level is `live` and its allocations are
+// what the other bucket's leave of `allocated`: only the first of two
+// buckets keeps numbers of its own.
 struct SparseSeries {
     using Alloc = void* (*)(usize bytes);
-    static constexpr u32 kInline = 2;
 
-    SiteSeries* dense;  // once it changed in more than kInline buckets
-    i64 live;           // current live bytes (also while dense)
-    i64 level[kInline]; // live bytes at the end of each touched bucket
-    u64 added[kInline]; // bytes allocated within it
-    u8 bucket[kInline]; // the touched buckets, ascending
-    u8 n;               // how many
-    u8 last;            // last bucket touched (or synced to)
-    u8 gen;             // clock generation the buckets are numbered for
-    u8 folds;           // clock folds the buckets are numbered for
+    i64 live;      // current live bytes (also while dense)
+    u64 allocated; // bytes allocated in all buckets together
+  private:
+    struct First {
+        i64 level; // at the end of bucket[0], when a second bucket was touched
+        u64 added; // allocated within bucket[0], then
+    };
+    union {
+        First first_;
+        SiteSeries* dense_; // once it changed in more than two buckets
+    };
+
+  public:
+    u8 bucket[2];  // the touched buckets, ascending
+    u8 n;          // how many
+    u8 last;       // last bucket touched (or synced to)
+    u8 gen;        // clock generation the buckets are numbered for
+    u8 folds;      // clock folds the buckets are numbered for
+    bool is_dense; // dense_ holds the series
+
+    const SiteSeries* dense() const { return is_dense ? dense_ : nullptr; }
+    // Hands the dense series over (the tests free it; the tool never does).
+    SiteSeries* release_dense() {
+        SiteSeries* d = is_dense ? dense_ : nullptr;
+        is_dense = false, n = 0;
+        return d;
+    }
 
     void sync(const BucketClock& c) {
-        if (dense) {
-            dense->sync(c);
+        if (is_dense) {
+            dense_->sync(c);
             return;
         }
         if (folds < c.folds) fold(c.folds);
@@ -172,36 +194,33 @@ struct SparseSeries {
     // sparse and merges its change into its last touched bucket.
     void add(const BucketClock& c, i64 delta, Alloc alloc) {
         sync(c);
-        if (!dense && !(n && bucket[n - 1] == last) && n == kInline) promote(alloc);
-        if (dense) {
-            dense->add(c, delta);
-            live = dense->live;
-            return;
+        const bool same_bucket = n && bucket[n - 1] == last;
+        if (!is_dense && !same_bucket && n == 2) promote(alloc);
+        if (is_dense) {
+            dense_->add(c, delta);
+            live = dense_->live;
+        } else if (!same_bucket) {
+            if (n == 1) first_ = First{live, allocated}; // bucket[0] ends here
+            if (n < 2)
+                bucket[n++] = last;
+            else
+                bucket[1] = last; // out of memory: coarser, never wrong in total
         }
-        live += delta;
-        if (!(n && bucket[n - 1] == last)) {
-            if (n < kInline) {
-                bucket[n] = last, level[n] = 0, added[n] = 0;
-                ++n;
-            } else {
-                bucket[n - 1] = last; // out of memory: coarser, never wrong in total
-            }
-        }
-        level[n - 1] = live;
-        if (delta > 0) added[n - 1] += static_cast<u64>(delta);
+        if (!is_dense) live += delta;
+        if (delta > 0) allocated += static_cast<u64>(delta);
     }
 
     i64 level_at(u32 i) const {
-        if (dense) return dense->live_end[i];
+        if (is_dense) return dense_->live_end[i];
         i64 v = 0;
         for (u32 k = 0; k < n && bucket[k] <= i; ++k)
-            v = level[k];
+            v = level(k);
         return v;
     }
     u64 alloc_at(u32 i) const {
-        if (dense) return dense->alloc[i];
+        if (is_dense) return dense_->alloc[i];
         for (u32 k = 0; k < n; ++k)
-            if (bucket[k] == i) return added[k];
+            if (bucket[k] == i) return added(k);
         return 0;
     }
     u64 freed(u32 i) const {
@@ -210,20 +229,23 @@ struct SparseSeries {
     }
     // The first n levels, dense, for the readers that take an array.
     const i64* levels(i64* scratch, u32 count) const {
-        if (dense) return dense->live_end;
+        if (is_dense) return dense_->live_end;
         for (u32 i = 0; i < count; ++i)
             scratch[i] = level_at(i);
         return scratch;
     }
 
   private:
+    i64 level(u32 k) const { return k + 1 == n ? live : first_.level; }
+    u64 added(u32 k) const {
+        if (n < 2) return allocated;
+        return k == 0 ? first_.added : allocated - first_.added;
+    }
+
     // As SiteSeries::fold: untouched since the clock's latest fold, so the
     // whole past is bucket 0 at the current level.
     void fold(u32 clock_folds) {
-        u64 past = 0;
-        for (u8 k = 0; k < n; ++k)
-            past += added[k];
-        bucket[0] = 0, level[0] = live, added[0] = past;
+        bucket[0] = 0;
         n = 1, last = 0, gen = 0, folds = static_cast<u8>(clock_folds);
     }
 
@@ -232,18 +254,9 @@ struct SparseSeries {
     // sum.
     void merge_pairs(u32 fixed) {
         auto merged = [fixed](u32 b) { return static_cast<u8>(b < fixed ? b : (b + fixed) / 2); };
-        u8 m = 0;
-        for (u8 k = 0; k < n; ++k) {
-            u8 b = merged(bucket[k]);
-            if (m && bucket[m - 1] == b) {
-                level[m - 1] = level[k];
-                added[m - 1] += added[k];
-            } else {
-                bucket[m] = b, level[m] = level[k], added[m] = added[k];
-                ++m;
-            }
-        }
-        n = m;
+        for (u32 k = 0; k < n; ++k)
+            bucket[k] = merged(bucket[k]);
+        if (n == 2 && bucket[0] == bucket[1]) n = 1;
         last = merged(last);
     }
 
@@ -257,7 +270,8 @@ struct SparseSeries {
         d->last = last;
         d->gen = gen;
         d->folds = folds;
-        dense = d;
+        dense_ = d;
+        is_dense = true;
     }
 };
 

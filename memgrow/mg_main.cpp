@@ -85,7 +85,7 @@ void fini(Int /*exitcode*/) {
     python_settle_warmup();
     timeline_teardown(0);
     ReportHow how;
-    how.summary = how.at_exit = true;
+    how.summary = how.at_exit = how.last = true;
     report_now(clo.json_file, how);
     if (VG_(clo_verbosity) > 1) {
         StackCacheStats st = stack_cache_stats();
@@ -102,6 +102,7 @@ void fini(Int /*exitcode*/) {
         }
         revival_print_stats();
         live_print_stats();
+        heap_print_stats();
     }
 }
 

@@ -310,9 +310,9 @@ void errors_init() {
         static_cast<ErrorRecord*>(VG_(malloc)("mg.errors", kMaxRecords * sizeof(ErrorRecord)));
 }
 
-ExeContext* stack_exe_context(UInt stack) {
-    Addr ips[kMaxSiteFrames];
-    UInt n = stack_tree_read(stack, ips, kMaxSiteFrames);
+ExeContext* free_stack_exe_context(UInt stack) {
+    Addr ips[kMaxFreeStackFrames];
+    UInt n = free_stack_read(stack, ips, kMaxFreeStackFrames);
     return n ? VG_(make_ExeContext_from_StackTrace)(ips, n) : nullptr;
 }
 
@@ -347,9 +347,9 @@ void report_class_errors(const Analysis& a) {
 }
 
 void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f) {
-    record(
-        tid, kDoubleFree, addr,
-        ErrorExtra{call, f.kind, f.size, site_exe_context(f.site), stack_exe_context(f.freed_at)});
+    record(tid, kDoubleFree, addr,
+           ErrorExtra{call, f.kind, f.size, site_exe_context(f.site),
+                      free_stack_exe_context(f.freed_at)});
 }
 
 void report_mismatched_free(ThreadId tid, Addr addr, FreeCall call, const Block& b) {
@@ -562,7 +562,8 @@ void describe_address(Addr a, AddrInfo* ai) {
         return;
     }
     if (f) {
-        block_info(ai, Block_Freed, a, f->addr, f->size, f->site, stack_exe_context(f->freed_at));
+        block_info(ai, Block_Freed, a, f->addr, f->size, f->site,
+                   free_stack_exe_context(f->freed_at));
         return;
     }
     if (slab_describe(a, ai)) return;

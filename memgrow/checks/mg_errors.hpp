@@ -113,8 +113,8 @@ void report_class_errors(const Analysis& a);
 
 // The stack of a site as an ExeContext (native frames), for error messages.
 ExeContext* site_exe_context(const Site* s);
-// A stack of the stack tree as an ExeContext (null for none).
-ExeContext* stack_exe_context(UInt stack);
+// A free stack (records/mg_stack_tree.hpp) as an ExeContext (null for none).
+ExeContext* free_stack_exe_context(UInt stack);
 
 // Distinct errors seen (kind and stack), for the JSON report.
 struct ErrorRecord {

@@ -3,29 +3,12 @@
 #pragma once
 
 #include "scan/mg_leak.hpp"
+#include "classify/mg_growth_table.hpp"
 #include "python/mg_pysites.hpp"
 #include "records/mg_sites.hpp"
 #include "core/classify.hpp"
 
 namespace mg {
-
-// Every site's growth evidence, read as growth[id]. Most sites of a big
-// program (a million quiet stable stacks) have the same evidence: it is held
-// once and a site keeps the index of its own, 4 bytes instead of a Growth.
-class GrowthTable {
-  public:
-    const Growth& operator[](UInt id) const { return distinct_[of_site_[id]]; }
-    void init(UInt n_sites);
-    void set(UInt id, const Growth& g);
-    void release();
-
-  private:
-    u32 add(const Growth& g);
-    u32* of_site_ = nullptr;
-    Growth* distinct_ = nullptr;
-    u32 n_ = 0, cap_ = 0;
-    u32 previous_ = 0, stable_ = 0; // the candidates a site's evidence is compared with
-};
 
 // Which sites a suppression silences, by site id: the few that match, in
 // ascending id, not an array of every site (a million sites under `import

@@ -102,14 +102,36 @@ bool kind_matches(AllocKind k, FreeCall c) {
     }
 }
 
+// The free stacks' tree keeps only what the quarantine holds, once it is
+// three times that (and a million nodes, 12 MB): a compaction costs a
+// stack read and intern per quarantined block.
+constexpr UInt kFreeStacksFloor = 1u << 20;
+UInt free_stacks_limit = kFreeStacksFloor;
+UInt free_stack_compactions, free_stacks_kept; // -v
+
+void keep_free_stack(FreedBlock& f) {
+    f.freed_at = free_stack_keep(f.freed_at);
+}
+
+void compact_free_stacks() {
+    free_stacks_compact_begin();
+    quarantine_for_each(keep_free_stack);
+    free_stacks_compact_end();
+    stack_cache_clear(StackPurpose::deallocation); // their payloads are old nodes
+    UInt kept = free_stacks_size();
+    free_stacks_limit = kept < kFreeStacksFloor / 3 ? kFreeStacksFloor : kept * 3;
+    ++free_stack_compactions;
+    free_stacks_kept = kept;
+}
+
 // Where a block was freed, kept for a later double free's message. The
 // cached stack's payload is its node + 1 (null: not interned yet).
 UInt free_stack(ThreadId tid) {
+    if (free_stacks_size() > free_stacks_limit) compact_free_stacks();
     CapturedStack stack =
         capture_stack(tid, StackPurpose::deallocation, static_cast<UInt>(VG_(clo_backtrace_size)));
     if (!*stack.payload)
-        *stack.payload = reinterpret_cast<void*>(
-            UWord(stack_tree_intern(stack.ips, stack.n, StackPurpose::deallocation)) + 1);
+        *stack.payload = reinterpret_cast<void*>(UWord(free_stack_intern(stack.ips, stack.n)) + 1);
     return static_cast<UInt>(reinterpret_cast<UWord>(*stack.payload) - 1);
 }
 
@@ -360,6 +382,12 @@ void heap_init() {
 // after the options.
 void heap_post_options() {
     if (clo.addressability) register_replacement(16);
+}
+
+void heap_print_stats() {
+    VG_(umsg)
+    ("memgrow: free stacks: %'u compactions, the last kept %'u nodes\n", free_stack_compactions,
+     free_stacks_kept);
 }
 
 } // namespace mg

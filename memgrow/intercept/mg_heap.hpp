@@ -23,4 +23,6 @@ Block* heap_record_block(ThreadId tid, Table t, Addr a, SizeT size, AllocKind ki
 bool heap_drop_block(ThreadId tid, Table t, Addr a, FreeCall call, SizeT rz);
 // The same for a block found by the caller.
 void heap_free_block(ThreadId tid, Table t, Block* b, FreeCall call, SizeT rz);
+// -v: the free stacks' tree and its compactions.
+void heap_print_stats();
 } // namespace mg

@@ -10,6 +10,7 @@
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
 #include "output/mg_report.hpp"
+#include "records/mg_stack_tree.hpp"
 #include "records/mg_timeline.hpp"
 #include "scan/mg_leak.hpp"
 #include "include/memgrow.h"
@@ -54,9 +55,18 @@ UWord client_config(Addr buf, SizeT size) {
 } // namespace
 
 bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
+    if (how.last) { // no more frees, and no more sites
+        free_stacks_release();
+        sites_drop_index();
+    }
     if (how.scan && clo.leak_check != LeakCheck::no) leak_scan();
+    if (how.last) { // scanned: the blocks are done with
+        blocks_release_all();
+        leak_scan_forget_blocks();
+    }
     Analysis a;
     analyse(&a);
+    if (how.last) stack_tree_drop_index(); // after the Python sites' stacks are interned
     bool summary = how.summary, at_exit = how.at_exit;
     if (summary) {
         print_leaks(a, LeakDelta::any);
@@ -72,6 +82,7 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
         }
         if (VG_(clo_verbosity) > 1) print_used_suppressions();
     }
+    if (how.last) forget_loss_records();
     HChar* path = report_file_name(pattern, forked_child);
     bool ok = write_json_report(path, a);
     if (ok && summary && VG_(clo_verbosity) > 0)

@@ -11,6 +11,10 @@ struct ReportHow {
     bool summary = false; // print the leak and growth summaries to the log
     bool at_exit = false; // count the class errors, list the used suppressions
     bool scan = true;     // scan for leaks first (with --leak-check); else the last scan's
+    // The process ends after it (fini): what only lookups, the blocks'
+    // checks and block_list need is freed before the Python sites and the
+    // report's tables are built, which is when the tool's memory peaks.
+    bool last = false;
 };
 // Classifies the current state and writes the report (at exit, on request
 // mid-run, as a snapshot). `written`, when given, receives the file's name

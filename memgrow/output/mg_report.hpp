@@ -29,6 +29,8 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit = 0, bool by_mon
 // each with the blocks lost through it. False when there is no such record
 // (after saying why when the list cannot be had).
 bool print_block_list(UInt from, UInt to, UInt max_blocks, UInt heuristics);
+// Forgets the loss records print_leaks kept for block_list (the last report).
+void forget_loss_records();
 // Lost bytes and blocks of the sites whose loss records are suppressed, by
 // leak kind, and their sum at [kLeakKinds].
 void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks);

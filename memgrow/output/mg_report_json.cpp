@@ -247,7 +247,7 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     w.begin_object();
     write_head(w, s->id, s->space, s->device, g.cls,
                {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
-                s->allocated_bytes, s->allocated_blocks, s->live_bytes_now, s->live_blocks_now});
+                s->clock.allocated, s->allocated_blocks, s->live_bytes_now, s->live_blocks_now});
     const HChar* supp = a.class_suppressed_by(s->id);
     w.member_bool("suppressed", supp != nullptr);
     if (supp) w.member("suppression", supp);
@@ -278,7 +278,7 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
     const PySites& py = *a.py;
     const PySite* ps = py.sites[k];
     w.begin_object();
-    write_head(w, k, ps->space, ps->device, ps->growth.cls,
+    write_head(w, k, ps->space, ps->device, ps->cls,
                {ps->live_bytes, ps->live_blocks, ps->peak_bytes, ps->allocated_bytes,
                 ps->allocated_blocks, ps->at_exit_bytes, ps->at_exit_blocks});
     w.member_bool("suppressed", ps->suppressed);
@@ -294,7 +294,7 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
             w.member_u(leak_kind_name(kind), lost[kind]);
         w.end_object();
     }
-    write_growth(w, ps->growth, ps->history, a);
+    write_growth(w, py.growth[k], ps->history, a);
     w.key("series");
     w.begin_array();
     for (UInt i = 0; i < a.n_buckets; ++i)
@@ -432,7 +432,7 @@ void write_site_row(JsonWriter& w, const Site* s, UInt* next_id, UInt stack, con
     w.begin_array();
     write_row_head(w, s->id, next_id, stack, a.growth[s->id].cls,
                    {static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes,
-                    s->allocated_bytes, s->allocated_blocks, s->live_bytes_now,
+                    s->clock.allocated, s->allocated_blocks, s->live_bytes_now,
                     s->live_blocks_now});
     i64 levels[kBuckets];
     u64 added[kBuckets];
@@ -448,7 +448,7 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt* next_id, UInt stack, con
     const PySites& py = *a.py;
     const PySite* ps = py.sites[k];
     w.begin_array();
-    write_row_head(w, k, next_id, stack, ps->growth.cls,
+    write_row_head(w, k, next_id, stack, ps->cls,
                    {ps->live_bytes, ps->live_blocks, ps->peak_bytes, ps->allocated_bytes,
                     ps->allocated_blocks, ps->at_exit_bytes, ps->at_exit_blocks});
     write_changes(w, ps->series, a.n_buckets);
@@ -475,7 +475,8 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt* next_id, UInt stack, con
             w.end_array();
         }
     }
-    if (!growth_is_default(ps->growth, ps->history)) write_growth(w, ps->growth, ps->history, a);
+    if (!growth_is_default(py.growth[k], ps->history))
+        write_growth(w, py.growth[k], ps->history, a);
     if (a.n_mark_buckets) write_mark_changes(w, ps->marks, a.n_mark_buckets);
     // The sub-sites' ids rise (a Python site collects them in id order):
     // each is written as the step from the one before (the first from 0).

@@ -89,7 +89,7 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
         HChar title[256];
         site_title(s, title, sizeof title);
         VG_(umsg)
-        (" memgrow: site %u, %s, grew as %s: %'llu bytes in %'llu blocks live %s, peak %'llu\n",
+        (" memgrow: site %u, %s, grew as %s: %'llu bytes in %'u blocks live %s, peak %'llu\n",
          r.site, title[0] ? title : "(no frames)", class_name(a.growth_class[r.site]),
          static_cast<ULong>(s->clock.live), s->live_blocks, tl.torn_down ? "at teardown" : "now",
          s->peak_bytes);
@@ -180,6 +180,10 @@ void keep_table(Record* records, UInt n, UInt scan, bool deltas) {
 }
 
 } // namespace
+
+void forget_loss_records() {
+    keep_table(nullptr, 0, 0, false);
+}
 
 void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks) {
     for (UInt k = 0; k <= kLeakKinds; ++k)

@@ -84,7 +84,8 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
     VG_(umsg)
     ("%s %llu of %llu: %s, %'llu bytes in %'llu blocks live (peak %'llu), %s space\n", cls,
      static_cast<ULong>(rank), of, title[0] ? title : "(no frames)",
-     static_cast<ULong>(s->clock.live), s->live_blocks, s->peak_bytes, space_name(s->space));
+     static_cast<ULong>(s->clock.live), static_cast<ULong>(s->live_blocks), s->peak_bytes,
+     space_name(s->space));
     print_evidence(g);
     bool first = true;
     for_each_frame(s, print_frame, &first);
@@ -117,9 +118,10 @@ Int sub_by_live_desc(const void* x, const void* y) {
 // then the evidence, the Python stack and its largest native sub-sites.
 void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of) {
     HChar cls[16], bytes[48], rate[kDecimalBuf];
-    upper_class_name(ps->growth.cls, cls);
+    const Growth& g = a.py->growth[a.py->of_site[ps->first]];
+    upper_class_name(ps->cls, cls);
     human_bytes(ps->live_bytes, bytes);
-    format_decimal(ps->growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
+    format_decimal(g.rate / static_cast<double>(tl.run.width), 4, rate, true);
     const HChar *fn, *file;
     Int line;
     python_site_headline(ps, &fn, &file, &line);
@@ -129,7 +131,7 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
     ("%s %llu of %llu: %s (%s:%d), %s in %'llu blocks, %s B per %s\n", cls,
      static_cast<ULong>(rank), of, fn ? fn : "???", file ? file : "?", line, bytes, ps->live_blocks,
      rate, unit_name(clo.time_unit, false));
-    print_evidence(ps->growth);
+    print_evidence(g);
     bool first = true;
     for_each_frame(ps->stack, site_at(ps->first)->epoch, print_frame, &first);
     UInt* subs = static_cast<UInt*>(VG_(malloc)("mg.log.sub", (ps->n_members + 1) * sizeof(UInt)));
@@ -145,7 +147,7 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
         const Site* s = site_at(subs[i]);
         VG_(umsg)
         ("   %s %'llu bytes in %'llu blocks: ", class_name(a.growth[s->id].cls),
-         static_cast<ULong>(s->clock.live), s->live_blocks);
+         static_cast<ULong>(s->clock.live), static_cast<ULong>(s->live_blocks));
         SubSiteLine l{0};
         for_each_frame(s, print_sub_frame, &l);
         VG_(umsg)("\n");
@@ -171,7 +173,7 @@ void print_python_sites(const Analysis& a) {
     for (SiteClass c : shown) {
         ULong of = py.in_class[static_cast<UInt>(c)], rank = 0;
         for (UInt i = 0; i < py.n && rank < static_cast<ULong>(clo.top); ++i)
-            if (order[i]->growth.cls == c && !order[i]->suppressed)
+            if (order[i]->cls == c && !order[i]->suppressed)
                 print_python_site(a, order[i], static_cast<UInt>(++rank), of);
     }
     VG_(free)(order);

@@ -2,6 +2,7 @@
 #include "classify/mg_analysis.hpp"
 #include "python/mg_python.hpp"
 #include "records/mg_stack_tree.hpp"
+#include "core/intern_table.hpp"
 #include "core/py_user.hpp"
 
 namespace mg {
@@ -16,8 +17,11 @@ UInt python_words(const Site* s, StackWord* out) {
     return n;
 }
 
-bool same_stack(const PySite* ps, const Site* s, UInt stack) {
-    return ps->stack == stack && ps->space == s->space && ps->device == s->device;
+void* keys_alloc(usize bytes) {
+    return VG_(malloc)("mg.pysites.keys", bytes);
+}
+void keys_free(void* p) {
+    VG_(free)(p);
 }
 
 } // namespace
@@ -27,8 +31,10 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
     const UInt n = a->n_sites;
     StackWord words[kMaxSiteFrames];
     PySites* py = nullptr;
-    UInt buckets = 0, cap = 0;
-    PySite** table = nullptr;
+    UInt cap = 0;
+    // Python sites by (stack node, space and device): a key's dense id is
+    // the Python site's.
+    BasicInternTable<u32, false> keys(keys_alloc, keys_free);
     UInt* last = nullptr; // by Python site id: its last sub-site so far
     for (UInt id = 0; id < n; ++id) {
         const Site* s = site_at(id);
@@ -40,31 +46,23 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
             py->next = static_cast<UInt*>(VG_(malloc)("mg.pysites.next", (n + 1) * sizeof(UInt)));
             for (UInt i = 0; i < n; ++i)
                 py->of_site[i] = py->next[i] = kNoPySite;
-            buckets = 1024;
-            while (buckets < n)
-                buckets *= 2;
-            table = static_cast<PySite**>(VG_(calloc)("mg.pysites.t", buckets, sizeof(PySite*)));
         }
         // The Python frames alone are a stack of the tree too.
         const UInt stack = stack_tree_intern(words, nw);
-        const UWord h =
-            (stack * 0x9E3779B97F4A7C15ull >> 20) ^ (static_cast<UWord>(s->space) << 8 | s->device);
-        PySite* ps = table[h & (buckets - 1)];
-        while (ps && !(ps->hash == h && same_stack(ps, s, stack)))
-            ps = ps->next_in_bucket;
-        if (!ps) {
-            ps = static_cast<PySite*>(VG_(calloc)("mg.pysite", 1, sizeof(PySite)));
-            ps->hash = h;
+        const UInt k = keys.intern(stack, static_cast<UInt>(s->space) << 8 | s->device);
+        tl_assert2(k != keys.kNone, "memgrow: out of Python site ids");
+        PySite* ps;
+        if (k == py->n) { // new
+            // Its series after it, sized to the run: a program like PyTorch
+            // has 10^5 Python stacks.
+            ps = static_cast<PySite*>(VG_(calloc)(
+                "mg.pysite", 1, sizeof(PySite) + (a->n_buckets + a->n_mark_buckets) * sizeof(i64)));
             ps->space = s->space;
             ps->device = s->device;
             ps->stack = stack;
-            // Sized to the run: a program like PyTorch has 10^5 Python stacks.
-            ps->series = static_cast<i64*>(
-                VG_(calloc)("mg.pysite.series", a->n_buckets + a->n_mark_buckets, sizeof(i64)));
+            ps->series = reinterpret_cast<i64*>(ps + 1);
             ps->marks = a->n_mark_buckets ? ps->series + a->n_buckets : nullptr;
             ps->first = id;
-            ps->next_in_bucket = table[h & (buckets - 1)];
-            table[h & (buckets - 1)] = ps;
             if (py->n == cap) {
                 cap = cap ? cap * 2 : 256;
                 py->sites = static_cast<PySite**>(
@@ -75,7 +73,7 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
             py->of_site[id] = py->n;
             py->sites[py->n++] = ps;
         } else {
-            const UInt k = py->of_site[ps->first];
+            ps = py->sites[k];
             py->next[last[k]] = id;
             last[k] = id;
             py->of_site[id] = k;
@@ -84,7 +82,7 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
         ps->live_bytes += static_cast<ULong>(s->clock.live);
         ps->live_blocks += s->live_blocks;
         if (s->peak_bytes > ps->peak_bytes) ps->peak_bytes = s->peak_bytes;
-        ps->allocated_bytes += s->allocated_bytes;
+        ps->allocated_bytes += s->clock.allocated;
         ps->allocated_blocks += s->allocated_blocks;
         ps->at_exit_bytes += s->live_bytes_now;
         ps->at_exit_blocks += s->live_blocks_now;
@@ -99,14 +97,14 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
                 ps->marks[b] += m[b];
         }
     }
+    keys.reset();
     if (!py) return;
-    VG_(free)(table);
     VG_(free)(last);
+    py->growth.init(py->n);
     for (UInt k = 0; k < py->n; ++k) {
         PySite* ps = py->sites[k];
-        ps->next_in_bucket = nullptr;
-        ps->growth = classify(ps->series, a->n_buckets, ps->marks, a->n_mark_buckets, p);
-        ps->history = ps->growth.cls;
+        Growth g = classify(ps->series, a->n_buckets, ps->marks, a->n_mark_buckets, p);
+        ps->history = g.cls;
         // The summed level at a bucket end, or a sub-site's own peak if higher.
         for (UInt b = 0; b < a->n_buckets; ++b)
             if (ps->series[b] > 0 && static_cast<ULong>(ps->series[b]) > ps->peak_bytes)
@@ -114,13 +112,15 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
         bool any_classed = false, all_suppressed = true;
         for (UInt id = ps->first; id != kNoPySite; id = py->next[id]) {
             const SiteClass c = a->growth[id].cls;
-            if (c == SiteClass::leaked) ps->growth.cls = SiteClass::leaked;
+            if (c == SiteClass::leaked) g.cls = SiteClass::leaked;
             if (c == SiteClass::stable) continue;
             any_classed = true;
             if (!a->class_suppressed_by(id)) all_suppressed = false;
         }
         ps->suppressed = any_classed && all_suppressed;
-        py->in_class[static_cast<UInt>(ps->growth.cls)]++;
+        ps->cls = g.cls;
+        py->growth.set(k, g);
+        py->in_class[static_cast<UInt>(g.cls)]++;
     }
     a->py = py;
 }
@@ -128,11 +128,10 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
 void python_sites_release(Analysis* a) {
     PySites* py = a->py;
     if (!py) return;
-    for (UInt k = 0; k < py->n; ++k) {
-        VG_(free)(py->sites[k]->series);
+    for (UInt k = 0; k < py->n; ++k)
         VG_(free)(py->sites[k]);
-    }
     VG_(free)(py->sites);
+    py->growth.release();
     VG_(free)(py->of_site);
     VG_(free)(py->next);
     VG_(free)(py);

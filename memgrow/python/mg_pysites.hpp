@@ -5,6 +5,7 @@
 // Python frames.
 #pragma once
 
+#include "classify/mg_growth_table.hpp"
 #include "records/mg_sites.hpp"
 #include "core/classify.hpp"
 
@@ -13,8 +14,6 @@ namespace mg {
 struct Analysis;
 
 struct PySite {
-    PySite* next_in_bucket;
-    UWord hash;
     UInt stack;  // the Python frames, innermost first: a node of the stack tree
     Space space; // a Python site is one memory space's, as its sub-sites are
     UChar device;
@@ -24,7 +23,7 @@ struct PySite {
     ULong at_exit_bytes, at_exit_blocks;
     bool suppressed;   // every sub-site with a class that is not stable is suppressed
     SiteClass history; // the class of the summed series alone
-    Growth growth;     // growth.cls is the Python site's class
+    SiteClass cls;     // the Python site's class (PySites::growth has the evidence)
     i64* series;       // summed live bytes, one per bucket
     i64* marks;        // summed per-mark levels; null when the program did not mark
 };
@@ -34,6 +33,9 @@ struct PySites {
     PySite** sites; // by Python site id, in order of their first sub-site
     UInt* of_site;  // by site id: its Python site id, or kNoPySite
     UInt* next;     // by site id: the next sub-site of the same Python site
+    // By Python site id: the evidence of its class (most are alike, and
+    // held once).
+    GrowthTable growth;
     ULong in_class[4];
 };
 constexpr UInt kNoPySite = ~0u;

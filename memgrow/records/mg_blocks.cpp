@@ -1,5 +1,6 @@
 #include "records/mg_blocks.hpp"
 #include "mg_options.hpp"
+#include "records/mg_stack_tree.hpp"
 
 namespace mg {
 
@@ -58,6 +59,21 @@ void blocks_init() {
     tables[3] = VG_(HT_construct)("mg.blocks.pool");
     block_pool = VG_(newPA)(sizeof(Block), 1000, VG_(malloc), "mg.blocks.pool", VG_(free));
     freed_pool = VG_(newPA)(sizeof(FreedNode), 1000, VG_(malloc), "mg.blocks.freed", VG_(free));
+}
+
+namespace {
+void keep_node(void*) {} // the nodes go with their pool
+} // namespace
+
+void blocks_release_all() {
+    for (VgHashTable*& t : tables)
+        VG_(HT_destruct)(t, keep_node);
+    VG_(deletePA)(block_pool);
+    VG_(deletePA)(freed_pool);
+    freed_head[0] = freed_head[1] = freed_tail[0] = freed_tail[1] = nullptr;
+    freed_bytes = freed_count = 0;
+    free_stacks_release(); // the quarantine's
+    blocks_init();         // empty, and as valid as before
 }
 
 Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind) {
@@ -171,6 +187,12 @@ void quarantine_trim(void (*release)(const FreedBlock&)) {
         release_oldest(release);
     // The node of the next block to leave: fetched an allocation ahead.
     if (const FreedNode* n = freed_head[freed_head[0] ? 0 : 1]) __builtin_prefetch(n->next);
+}
+
+void quarantine_for_each(void (*f)(FreedBlock&)) {
+    for (UInt l = 0; l < 2; ++l)
+        for (FreedNode* n = freed_head[l]; n; n = n->next)
+            f(n->f);
 }
 
 const FreedBlock* quarantine_oldest() {

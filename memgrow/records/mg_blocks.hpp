@@ -78,6 +78,9 @@ struct DeviceFreed {
 enum class Table : UChar { host, device, vmm, pool };
 
 void blocks_init();
+// Forgets every block and the quarantine at once: the tables are left empty.
+// For the process's last report, which needs the sites, not the blocks.
+void blocks_release_all();
 Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind);
 Block* block_find(Table t, Addr addr);
 // Removes the block from its table; the caller releases it with block_dispose.
@@ -116,5 +119,7 @@ const FreedBlock* quarantine_find(Addr addr);
 const FreedBlock* quarantine_find_bracketing(Addr a, SizeT rz);
 // Bytes held in the quarantine.
 ULong quarantine_bytes();
+// Each quarantined block, to update (its free stack's node).
+void quarantine_for_each(void (*f)(FreedBlock&));
 
 } // namespace mg

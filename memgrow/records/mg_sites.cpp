@@ -156,9 +156,16 @@ UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack
     return n;
 }
 
+u32 site_key(Space space, UInt device) {
+    return static_cast<u32>(space) << 8 | device;
+}
+
 Site* intern(Space space, UInt device, const StackWord* w, UInt n) {
     UInt stack = stack_tree_intern(w, n);
-    u32 id = index.intern(stack, static_cast<u32>(space) << 8 | device);
+    if (index.size() != n_sites) // dropped (sites_drop_index): the same ids again
+        for (UInt id = index.size(); id < n_sites; ++id)
+            index.intern(site_at(id)->stack, site_key(site_at(id)->space, site_at(id)->device));
+    u32 id = index.intern(stack, site_key(space, device));
     tl_assert2(id != decltype(index)::kNone, "memgrow: the site index is full");
     return id < n_sites ? site_at(id) : new_site(stack, n, space, device);
 }
@@ -284,6 +291,9 @@ ULong hybrid_memo_hits() {
 
 UInt site_count() {
     return n_sites;
+}
+void sites_drop_index() {
+    index.reset();
 }
 Site* site_at(UInt id) {
     return &chunks[id >> kChunkBits][id & (kChunk - 1)];

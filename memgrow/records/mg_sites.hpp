@@ -26,14 +26,19 @@ struct Site {
     Space space;
     UChar device;
     DiEpoch epoch; // the debug info the frames must be symbolised with
-    // The state now (what is still allocated at exit).
-    ULong live_bytes_now, live_blocks_now;
+    // The state now (what is still allocated at exit). Live blocks are
+    // counted in 32 bits: 4 billion of them would be 64 GiB of headers.
+    ULong live_bytes_now;
+    UInt live_blocks_now;
     // The state the report classifies: updated until teardown begins, then
-    // frozen together with the series.
-    ULong live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
+    // frozen together with the series (which has the live and allocated bytes).
+    UInt live_blocks;
+    ULong peak_bytes, allocated_blocks;
     SparseSeries clock; // per bucket of the run clock (sparse until it changes often)
     // Per bucket of marks: records/mg_timeline.hpp's site_marks().
 };
+// A million distinct stacks (`import torch`) are a million sites.
+static_assert(sizeof(Site) <= 88, "keep the site record small");
 
 // A site's stack words, innermost first, into out (at most max); their
 // count. kMaxSiteFrames words always fit.
@@ -52,6 +57,9 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device,
 // w; 0 when no interpreter runs (the native stack is the whole story).
 UInt current_hybrid_stack(ThreadId tid, StackWord* w, UInt max);
 UInt site_count();
+// Frees the index that finds a stack's site (the sites stay, and the keys
+// are theirs): the last report needs none. A later lookup rebuilds it.
+void sites_drop_index();
 // Hybrid stacks found merged already (the memo in mg_sites.cpp).
 ULong hybrid_memo_hits();
 Site* site_at(UInt id);

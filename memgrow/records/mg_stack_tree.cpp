@@ -12,17 +12,28 @@ void tree_free(void* p) {
     VG_(free)(p);
 }
 
+void* free_tree_alloc(usize bytes) {
+    return VG_(malloc)("mg.free_stacks", bytes);
+}
+
 __constinit StackTree tree(tree_alloc, tree_free);
-StackTree::Memo free_memo; // the allocations' and revivals' memo is the tree's own
+
+// Two trees for the free stacks: the one in use, and the one a compaction
+// moves the kept stacks into.
+__constinit StackTree free_a(free_tree_alloc, tree_free), free_b(free_tree_alloc, tree_free);
+StackTree* free_now = &free_a;
+StackTree* free_next = &free_b;
+
+const u64* as_words(const Addr* words) {
+    static_assert(sizeof(Addr) == sizeof(u64), "64-bit words");
+    return reinterpret_cast<const u64*>(words);
+}
 
 } // namespace
 
-UInt stack_tree_intern(const Addr* words, UInt n, StackPurpose purpose) {
+UInt stack_tree_intern(const Addr* words, UInt n) {
     bool full;
-    static_assert(sizeof(Addr) == sizeof(u64), "64-bit words");
-    auto* w = reinterpret_cast<const u64*>(words);
-    UInt node = purpose == StackPurpose::deallocation ? tree.intern(w, n, &full, free_memo)
-                                                      : tree.intern(w, n, &full);
+    UInt node = tree.intern(as_words(words), n, &full);
     // VG_(malloc) does not fail; running out of 32-bit ids would.
     tl_assert2(!full, "memgrow: the stack tree is full (4 billion nodes)");
     return node;
@@ -45,6 +56,59 @@ UInt stack_tree_caller(UInt node) {
 
 UInt stack_tree_size() {
     return tree.size();
+}
+
+void stack_tree_drop_index() {
+    tree.drop_index();
+}
+
+namespace {
+
+UInt intern_into(StackTree& t, const u64* w, UInt n) {
+    bool full;
+    UInt node = t.intern(w, n, &full);
+    tl_assert2(!full, "memgrow: the free-stack tree is full (4 billion nodes)");
+    return node;
+}
+
+} // namespace
+
+UInt free_stack_intern(const Addr* words, UInt n) {
+    return intern_into(*free_now, as_words(words), n);
+}
+
+UInt free_stack_read(UInt node, Addr* out, UInt max) {
+    UInt n = 0;
+    if (node >= free_now->size()) return 0; // released (the last report)
+    for (; node != kEmptyStack && n < max; node = free_now->caller(node))
+        out[n++] = free_now->word(node);
+    return n;
+}
+
+UInt free_stacks_size() {
+    return free_now->size();
+}
+
+void free_stacks_compact_begin() {
+    free_next->reset();
+}
+
+UInt free_stack_keep(UInt node) {
+    Addr w[kMaxFreeStackFrames];
+    UInt n = free_stack_read(node, w, kMaxFreeStackFrames);
+    return intern_into(*free_next, as_words(w), n);
+}
+
+void free_stacks_compact_end() {
+    free_now->reset();
+    StackTree* t = free_now;
+    free_now = free_next;
+    free_next = t;
+}
+
+void free_stacks_release() {
+    free_a.reset();
+    free_b.reset();
 }
 
 } // namespace mg

@@ -12,10 +12,8 @@ namespace mg {
 // The node of a stack without words.
 constexpr UInt kEmptyStack = ~0u;
 
-// The node of words[0..n) (innermost first), added when new. Each purpose
-// remembers its own last stack (a free's stack shares little with an
-// allocation's).
-UInt stack_tree_intern(const Addr* words, UInt n, StackPurpose purpose = StackPurpose::allocation);
+// The node of words[0..n) (innermost first), added when new.
+UInt stack_tree_intern(const Addr* words, UInt n);
 // The words of node's stack, innermost first, into out (at most max of
 // them); their count.
 UInt stack_tree_read(UInt node, Addr* out, UInt max);
@@ -25,5 +23,25 @@ UInt stack_tree_read(UInt node, Addr* out, UInt max);
 Addr stack_tree_word(UInt node);
 UInt stack_tree_caller(UInt node);
 UInt stack_tree_size();
+// Frees the index that finds a stack's node (the nodes stay): the last
+// report needs none. A later intern rebuilds it.
+void stack_tree_drop_index();
+
+// Where the quarantined blocks were freed: stacks in a tree of their own
+// (a free's stack shares little with an allocation's), which forgets the
+// stacks no quarantined block holds any more. `import torch` frees from
+// half a million distinct stacks, as many nodes as its allocations make.
+UInt free_stack_intern(const Addr* words, UInt n);
+UInt free_stack_read(UInt node, Addr* out, UInt max);
+UInt free_stacks_size();
+constexpr UInt kMaxFreeStackFrames = 500; // the core's bound on --num-callers
+// A compaction: begin, then free_stack_keep for each node still held (it
+// gives the node's new id), then end, which forgets every other stack.
+void free_stacks_compact_begin();
+UInt free_stack_keep(UInt node);
+void free_stacks_compact_end();
+// Forgets every free stack (the last report): a node read after reads as
+// no stack.
+void free_stacks_release();
 
 } // namespace mg

@@ -96,7 +96,6 @@ void timeline_alloc(Site* s, SizeT bytes) {
     record(s, static_cast<i64>(bytes));
     tl.bytes_allocated += bytes;
     s->live_blocks++;
-    s->allocated_bytes += bytes;
     s->allocated_blocks++;
     if (static_cast<ULong>(s->clock.live) > s->peak_bytes) s->peak_bytes = s->clock.live;
 }
@@ -115,7 +114,6 @@ void timeline_resize(Site* s, SizeT from, SizeT to) {
     record(s, static_cast<i64>(to) - static_cast<i64>(from));
     if (to <= from) return;
     tl.bytes_allocated += to - from;
-    s->allocated_bytes += to - from;
     if (static_cast<ULong>(s->clock.live) > s->peak_bytes) s->peak_bytes = s->clock.live;
 }
 
@@ -130,7 +128,6 @@ void timeline_recharge(Site* from, Site* to, SizeT bytes) {
     // The reviving line allocated it, as the program sees it.
     record(to, static_cast<i64>(bytes));
     to->live_blocks++;
-    to->allocated_bytes += bytes;
     to->allocated_blocks++;
     if (static_cast<ULong>(to->clock.live) > to->peak_bytes) to->peak_bytes = to->clock.live;
 }

@@ -247,7 +247,7 @@ bool teardown_scan_done; // the scan when teardown began (not one of `scans`)
 
 void release(LeakScan* s) {
     if (!s) return;
-    VG_(free)(s->slot);
+    VG_(free)(s->ids);
     VG_(free)(s->leaks);
     VG_(free)(s);
 }
@@ -255,11 +255,16 @@ void release(LeakScan* s) {
 // Sums the walk's marks per site and per kind, memcheck's way: an
 // unreached block is definitely lost, and carries the bytes its clique lost.
 void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
-    out->slot = static_cast<UInt*>(VG_(calloc)("mg.leak.slot", out->n_sites + 1, sizeof(UInt)));
-    for (UInt i = 0; i < n; ++i) {
-        UInt& slot = out->slot[blocks[i]->site->id];
-        if (!slot) slot = ++out->n_leaks;
-    }
+    // slot[id]: 1 + the index of the site's entry (0: none), numbered in
+    // ascending id; only while tallying.
+    UInt* slot = static_cast<UInt*>(VG_(calloc)("mg.leak.slot", out->n_sites + 1, sizeof(UInt)));
+    for (UInt i = 0; i < n; ++i)
+        slot[blocks[i]->site->id] = 1;
+    for (UInt id = 0; id < out->n_sites; ++id)
+        out->n_leaks += slot[id];
+    out->ids = static_cast<UInt*>(VG_(malloc)("mg.leak.ids", (out->n_leaks + 1) * sizeof(UInt)));
+    for (UInt id = 0, k = 0; id < out->n_sites; ++id)
+        if (slot[id]) out->ids[k] = id, slot[id] = ++k;
     out->leaks =
         static_cast<SiteLeak*>(VG_(calloc)("mg.leak.sites", out->n_leaks + 1, sizeof(SiteLeak)));
     for (UInt i = 0; i < n; ++i) {
@@ -269,7 +274,7 @@ void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
                  : m.state == reach::State::possible ? kPossible
                                                      : kReachable;
         SizeT size = blocks[i]->size;
-        SiteLeak& s = out->leaks[out->slot[blocks[i]->site->id] - 1];
+        SiteLeak& s = out->leaks[slot[blocks[i]->site->id] - 1];
         s.bytes[k] += size, s.blocks[k]++;
         out->bytes[k] += size, out->blocks[k]++;
         if (k == kDefinite) s.indirect_through += m.indirect;
@@ -283,6 +288,7 @@ void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
         if (k == kReachable && m.heuristic)
             out->heuristic_bytes[m.heuristic] += size, out->heuristic_blocks[m.heuristic]++;
     }
+    VG_(free)(slot);
 }
 
 } // namespace
@@ -495,11 +501,15 @@ const ScannedBlock* leak_scan_blocks(UInt* n, bool* obsolete) {
     return kept_blocks;
 }
 
-const LeakScan* leak_scan() {
-    // The previous scan's blocks go first: never two scans' blocks at once.
+void leak_scan_forget_blocks() {
     if (kept_blocks) VG_(free)(kept_blocks);
     kept_blocks = nullptr;
     n_kept_blocks = 0;
+}
+
+const LeakScan* leak_scan() {
+    // The previous scan's blocks go first: never two scans' blocks at once.
+    leak_scan_forget_blocks();
     Walk w = walk(true);
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
     out->number = ++n_scans;

@@ -33,15 +33,23 @@ struct LeakScan {
     UInt number;  // 1 for the run's first scan
     UInt n_sites; // sites that existed when it ran
     // Sparse: most sites have no live block when a scan runs (1.3M sites
-    // after `import torch` would be 160 bytes each). slot[id] is 0 for none,
-    // else 1 + the index of the site's entry in `leaks`.
-    UInt* slot;
+    // after `import torch` would be 160 bytes each). leaks[i] is site
+    // ids[i]'s, in ascending id.
+    UInt* ids;
     SiteLeak* leaks;
     UInt n_leaks;
     // What the scan found of a site's blocks (all zero for none).
     const SiteLeak& site(UInt id) const {
         static const SiteLeak none{};
-        return id < n_sites && slot[id] ? leaks[slot[id] - 1] : none;
+        UInt lo = 0, hi = n_leaks;
+        while (lo < hi) {
+            UInt mid = lo + (hi - lo) / 2;
+            if (ids[mid] < id)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < n_leaks && ids[lo] == id ? leaks[lo] : none;
     }
     ULong bytes[kLeakKinds], blocks[kLeakKinds];
     ULong heuristic_bytes[reach::kHeuristicCount], heuristic_blocks[reach::kHeuristicCount];
@@ -78,6 +86,8 @@ struct ScannedBlock {
 // Null before the first scan; *obsolete when a block was freed since (the
 // addresses may be reused: memcheck refuses the list then).
 const ScannedBlock* leak_scan_blocks(UInt* n, bool* obsolete);
+// Forgets them (block_list has nothing to list after), for the last report.
+void leak_scan_forget_blocks();
 // memcheck's monitor who_points_at: every word of the roots and of the live
 // blocks, and every register, that points into [a, a+len), described.
 void leak_who_points_at(Addr a, SizeT len);

@@ -1,6 +1,7 @@
 """Bad frees are Valgrind errors with stacks, in the log and the report, and
 never crash the tool."""
 import os
+import re
 import sys
 import unittest
 
@@ -37,6 +38,23 @@ class Errors(TestCase):
                 # The same lines appear in the log's stacks.
                 self.assertIn(f"double_free.c:{source_line(src, 'FIRST_FREE')}", r.log)
                 self.assertIn(f"double_free.c:{source_line(src, 'ALLOC_HERE')}", r.log)
+
+    def test_first_free_is_known_after_the_free_stacks_are_compacted(self):
+        # A million distinct free stacks make memgrow forget the ones no
+        # quarantined block holds (twice here); the block freed first is
+        # still quarantined, and its free stack survives every compaction.
+        r = run([program("free_stacks_many")], options=["-v", "--num-callers=40"])
+        self.assertIn("still running", r.log)
+        compactions = int(re.search(r"free stacks: ([\d,]+) compactions", r.log)[1].replace(",", ""))
+        self.assertGreaterEqual(compactions, 1)
+        (e,) = r.report["errors"]
+        self.assertEqual(e["kind"], "DoubleFree")
+        src = f"{SRC}/free_stacks_many.c"
+        self.assertEqual(lines_of(e["free_frames"])[1:],
+                         [("free_stacks_many.c", source_line(src, "FIRST_FREE")),
+                          ("free_stacks_many.c", source_line(src, "release(p);"))])
+        self.assertIn(("free_stacks_many.c", source_line(src, "SECOND_FREE")),
+                      lines_of(e["frames"]))
 
     def test_mismatched_frees(self):
         r = run([program("mismatched_delete")])

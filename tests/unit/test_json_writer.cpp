@@ -142,6 +142,15 @@ BOOST_AUTO_TEST_CASE(intern_table_gives_dense_ids_in_order_of_first_sight) {
         BOOST_REQUIRE(n.intern(i % 7, i) == i);
     BOOST_TEST(n.first(99999) == 99999u % 7);
     BOOST_TEST(n.second(99999) == 99999u);
+    // Without its index the table keeps its ids, and the next intern finds
+    // the old keys again (an index rebuilt for all of them) and adds new ones.
+    n.drop_index();
+    BOOST_TEST(n.size() == 100000u);
+    BOOST_TEST(n.second(4242) == 4242u);
+    BOOST_TEST(n.intern(4242 % 7, 4242) == 4242u);
+    for (u32 i = 0; i < 100000; i += 1009)
+        BOOST_REQUIRE(n.intern(i % 7, i) == i);
+    BOOST_TEST(n.intern(3, 100000) == 100000u);
     n.reset();
 }
 
