@@ -108,6 +108,14 @@ void slab_free(Addr a, SizeT size) {
     c.free[c.n_free++] = a;
 }
 
+void slabs_forget_free_slots() {
+    for (SizeClass& c : classes) {
+        if (c.free) VG_(free)(c.free);
+        c.free = nullptr;
+        c.n_free = c.cap_free = 0;
+    }
+}
+
 bool slab_describe(Addr a, AddrInfo* ai) {
     for (UInt i = 0; i < n_slabs; ++i) {
         const Slab& s = slabs[i];

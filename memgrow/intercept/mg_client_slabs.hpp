@@ -13,6 +13,9 @@ bool slab_fits(SizeT size, SizeT align);
 void* slab_alloc(SizeT size);
 // Gives a slab block back to its class (after the quarantine).
 void slab_free(Addr a, SizeT size);
+// Forgets the slots given back (they are not handed out again): the last
+// report, when nothing allocates any more, needs the tool memory.
+void slabs_forget_free_slots();
 // An address in a slab's memory that no block holds, described as the core
 // describes the arena's free memory ("an unallocated block ... in arena
 // client"); false when a is in no slab.

@@ -1,6 +1,7 @@
 #include "intercept/mg_requests.hpp"
 #include "checks/mg_abits.hpp"
 #include "checks/mg_mc_requests.hpp"
+#include "intercept/mg_client_slabs.hpp"
 #include "intercept/mg_custom.hpp"
 #include "python/mg_python.hpp"
 #include "intercept/mg_device.hpp"
@@ -63,6 +64,7 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     if (how.last) { // scanned: the blocks are done with
         blocks_release_all();
         leak_scan_forget_blocks();
+        slabs_forget_free_slots();
     }
     Analysis a;
     analyse(&a);

@@ -39,8 +39,32 @@ void copy_bounded(HChar* dst, const HChar* src, SizeT cap) {
     dst[i] = 0;
 }
 
+// The names kept, each once: a million stacks of a big program repeat a
+// few hundred object names and files, and function names over many
+// addresses (an object's name copied for each of the 117 k addresses of
+// `import torch` was 6 MB).
+struct KeptText {
+    KeptText* next; // VgHashNode layout: next, key
+    UWord hash;
+    HChar text[];
+};
+VgHashTable* texts;
+
 const HChar* keep(const HChar* s) {
-    return s ? VG_(strdup)("mg.symbols.text", s) : nullptr;
+    if (!s) return nullptr;
+    UWord h = 0xcbf29ce484222325ull;
+    for (const HChar* p = s; *p; ++p)
+        h = (h ^ static_cast<UChar>(*p)) * 0x100000001b3ull;
+    if (!texts) texts = VG_(HT_construct)("mg.symbols.texts");
+    // A chain holds other keys too: each node's key is checked.
+    for (auto* t = static_cast<KeptText*>(VG_(HT_lookup)(texts, h)); t; t = t->next)
+        if (t->hash == h && VG_STREQ(t->text, s)) return t->text;
+    SizeT n = VG_(strlen)(s) + 1;
+    auto* t = static_cast<KeptText*>(VG_(malloc)("mg.symbols.text", sizeof(KeptText) + n));
+    t->hash = h;
+    VG_(memcpy)(t->text, s, n);
+    VG_(HT_add_node)(texts, t);
+    return t->text;
 }
 
 // VG_(describe_IP) is the only public API that walks inlined calls; it

@@ -9,14 +9,17 @@
 
 namespace mg {
 
+// Block counts are 32-bit, as a site's live blocks are (records/mg_sites.hpp).
 struct SiteLeak {
-    ULong bytes[kLeakKinds], blocks[kLeakKinds];
+    ULong bytes[kLeakKinds];
+    UInt blocks[kLeakKinds];
     // Bytes indirectly lost through this site's definitely lost blocks
     // (memcheck's "N (D direct, I indirect) bytes" in a loss record).
     ULong indirect_through;
     // The part of the lost blocks above that was reachable when teardown
     // began: lost by teardown (exit handlers, finalizers), not the program.
-    ULong teardown_bytes[kLeakKinds], teardown_blocks[kLeakKinds];
+    ULong teardown_bytes[kLeakKinds];
+    UInt teardown_blocks[kLeakKinds];
     ULong teardown_indirect_through;
 };
 
