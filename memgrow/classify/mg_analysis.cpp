@@ -2,6 +2,7 @@
 #include "mg_options.hpp"
 #include "checks/mg_suppressions.hpp"
 #include "records/mg_timeline.hpp"
+#include "core/sorted_ids.hpp"
 
 namespace mg {
 
@@ -96,15 +97,8 @@ static void apply_suppressions(Analysis* a) {
 }
 
 const HChar* SuppressedBy::operator()(UInt id) const {
-    UInt lo = 0, hi = n_;
-    while (lo < hi) {
-        UInt mid = lo + (hi - lo) / 2;
-        if (ids_[mid] < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n_ && ids_[lo] == id ? names_[lo] : nullptr;
+    UInt k = find_sorted_id(ids_, n_, id);
+    return k < n_ ? names_[k] : nullptr;
 }
 
 void SuppressedBy::add(UInt id, const HChar* name) {

@@ -6,6 +6,7 @@
 #include "records/mg_blocks.hpp"
 #include "records/mg_sites.hpp"
 #include "core/reachability.hpp"
+#include "core/sorted_ids.hpp"
 
 namespace mg {
 
@@ -44,15 +45,8 @@ struct LeakScan {
     // What the scan found of a site's blocks (all zero for none).
     const SiteLeak& site(UInt id) const {
         static const SiteLeak none{};
-        UInt lo = 0, hi = n_leaks;
-        while (lo < hi) {
-            UInt mid = lo + (hi - lo) / 2;
-            if (ids[mid] < id)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo < n_leaks && ids[lo] == id ? leaks[lo] : none;
+        UInt k = find_sorted_id(ids, n_leaks, id);
+        return k < n_leaks ? leaks[k] : none;
     }
     ULong bytes[kLeakKinds], blocks[kLeakKinds];
     ULong heuristic_bytes[reach::kHeuristicCount], heuristic_blocks[reach::kHeuristicCount];

@@ -5,6 +5,7 @@
 
 #include "core/intern_table.hpp"
 #include "core/json_writer.hpp"
+#include "core/sorted_ids.hpp"
 
 #include <cstdlib>
 #include <map>
@@ -208,6 +209,16 @@ BOOST_AUTO_TEST_CASE(stack_tree_interns_stacks_as_nodes_sharing_their_callers) {
     BOOST_TEST(distinct.size() == seen.size()); // another stack, another node
     BOOST_TEST(tree.size() == suffixes.size());
     tree.reset();
+}
+
+BOOST_AUTO_TEST_CASE(sorted_ids_are_found_or_not) {
+    const u32 ids[] = {2, 5, 9, 100, 4000000000u};
+    BOOST_TEST(find_sorted_id(ids, 5, 2) == 0u);
+    BOOST_TEST(find_sorted_id(ids, 5, 9) == 2u);
+    BOOST_TEST(find_sorted_id(ids, 5, 4000000000u) == 4u);
+    for (u32 absent : {0u, 3u, 99u, 101u, 4000000001u})
+        BOOST_TEST(find_sorted_id(ids, 5, absent) == 5u);
+    BOOST_TEST(find_sorted_id(ids, 0, 2) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(sparse_series_keep_changes_and_non_zero_buckets) {
