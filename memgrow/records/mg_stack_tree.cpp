@@ -24,19 +24,19 @@ __constinit StackTree free_a(free_tree_alloc, tree_free), free_b(free_tree_alloc
 StackTree* free_now = &free_a;
 StackTree* free_next = &free_b;
 
-const u64* as_words(const Addr* words) {
+UInt intern_into(StackTree& t, const Addr* words, UInt n) {
     static_assert(sizeof(Addr) == sizeof(u64), "64-bit words");
-    return reinterpret_cast<const u64*>(words);
+    bool full;
+    UInt node = t.intern(reinterpret_cast<const u64*>(words), n, &full);
+    // VG_(malloc) does not fail; running out of 32-bit ids would.
+    tl_assert2(!full, "memgrow: a stack tree is full (4 billion nodes)");
+    return node;
 }
 
 } // namespace
 
 UInt stack_tree_intern(const Addr* words, UInt n) {
-    bool full;
-    UInt node = tree.intern(as_words(words), n, &full);
-    // VG_(malloc) does not fail; running out of 32-bit ids would.
-    tl_assert2(!full, "memgrow: the stack tree is full (4 billion nodes)");
-    return node;
+    return intern_into(tree, words, n);
 }
 
 UInt stack_tree_read(UInt node, Addr* out, UInt max) {
@@ -62,19 +62,8 @@ void stack_tree_drop_index() {
     tree.drop_index();
 }
 
-namespace {
-
-UInt intern_into(StackTree& t, const u64* w, UInt n) {
-    bool full;
-    UInt node = t.intern(w, n, &full);
-    tl_assert2(!full, "memgrow: the free-stack tree is full (4 billion nodes)");
-    return node;
-}
-
-} // namespace
-
 UInt free_stack_intern(const Addr* words, UInt n) {
-    return intern_into(*free_now, as_words(words), n);
+    return intern_into(*free_now, words, n);
 }
 
 UInt free_stack_read(UInt node, Addr* out, UInt max) {
@@ -96,7 +85,7 @@ void free_stacks_compact_begin() {
 UInt free_stack_keep(UInt node) {
     Addr w[kMaxFreeStackFrames];
     UInt n = free_stack_read(node, w, kMaxFreeStackFrames);
-    return intern_into(*free_next, as_words(w), n);
+    return intern_into(*free_next, w, n);
 }
 
 void free_stacks_compact_end() {
