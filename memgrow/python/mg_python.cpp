@@ -378,6 +378,9 @@ struct Code {
 };
 
 VgHashTable* codes;
+// Counts the decoded code objects forgotten (freed, or found replaced): what
+// was read from one may not hold for the address any more.
+ULong code_epoch = 1;
 
 struct CodeFields {
     Addr type, filename, qualname, linetable;
@@ -470,6 +473,7 @@ Code* code_at(Addr addr) {
     if (code) {
         VG_(HT_remove)(codes, addr);
         free_code(code);
+        ++code_epoch;
     }
     code = decode_code(addr, c);
     if (code) VG_(HT_add_node)(codes, code);
@@ -535,22 +539,48 @@ bool read_frame(Addr f, RawFrame* out) {
 }
 
 bool pymalloc_warned;
+// Every object is a heap block of its own (PYTHONMALLOC=malloc), so the free
+// of each code object is seen (frame tokens, below, rely on it).
+bool object_frees_seen;
 
 // Under pymalloc small objects are carved out of its arenas and memgrow
 // sees the arenas: say so once the interpreter runs.
 void check_allocator() {
     pymalloc_warned = true;
-    // The user chose pymalloc (--python-malloc=no), or the offset is unknown.
-    if (!clo.python_malloc || !layout->runtime_preconfig_allocator) return;
+    if (!layout->runtime_preconfig_allocator) return;
     Int allocator;
     if (!read_client(runtime + layout->runtime_preconfig_allocator, &allocator)) return;
     // PYMEM_ALLOCATOR_MALLOC = 3, PYMEM_ALLOCATOR_MALLOC_DEBUG = 4.
-    if (allocator == 3 || allocator == 4) return;
+    object_frees_seen = allocator == 3 || allocator == 4;
+    // The user chose pymalloc (--python-malloc=no).
+    if (!clo.python_malloc || object_frees_seen) return;
     VG_(umsg)
     ("memgrow: warning: CPython uses pymalloc: objects under 512 bytes live in its "
      "arenas, which memgrow sees instead of the objects. Run with PYTHONMALLOC=malloc "
      "(memgrow sets it unless PYTHONMALLOC is set, or -E/-I or an embedding program "
      "ignores it).\n");
+}
+
+// ---- Frame tokens -------------------------------------------------------------
+// A frame's token follows from its code object, its instruction and its
+// owner alone, and a loop meets the same few again and again (each
+// allocation and each free-list revival walks the frames): they are
+// remembered, direct-mapped, while the frees of code objects are seen. A
+// decoded code object's free ends every entry (its memory may hold another
+// one); under pymalloc such frees are not seen, and each frame is decoded.
+struct TokenMemo {
+    Addr code, instr;
+    ULong epoch; // code_epoch when filled; 0: empty
+    UChar owner;
+    bool shown; // the frame gives a token: complete, not the import system's
+    StackWord token;
+};
+constexpr UInt kTokenMemoBits = 12;
+TokenMemo token_memo[1u << kTokenMemoBits];
+
+TokenMemo& token_memo_slot(Addr code, Addr instr) {
+    return token_memo[((code >> 4) * 0x9E3779B97F4A7C15ull ^ instr) * 0x9E3779B97F4A7C15ull >>
+                      (64 - kTokenMemoBits)];
 }
 
 VG_MINIMAL_JMP_BUF(walk_jmp);
@@ -598,6 +628,39 @@ void python_stack(ThreadId tid, UInt max_tokens, PythonStack* out) {
 
 namespace {
 
+// A frame's token from its code object, and whether it has one (complete
+// frames outside the import system); false when the code object is
+// unreadable.
+bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importing) {
+    Code* code = code_at(f.code);
+    if (!code) return false;
+    Addr units = f.code + layout->code_adaptive;
+    // Incomplete frames (still setting up) are not the program's lines.
+    bool incomplete = false;
+    if (layout->code_firsttraceable) {
+        Int firsttraceable = *reinterpret_cast<const Int*>(f.code + layout->code_firsttraceable);
+        incomplete = f.owner != layout->owned_by_generator &&
+                     f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
+    }
+    // An import statement allocates before importlib's frames appear
+    // (asked only while the warm-up's end is looked for).
+    UChar opcode;
+    *importing |= warmup_pending &&
+                  (code->hidden ||
+                   (!incomplete && layout->import_name && read_client(f.prev_instr, &opcode) &&
+                    (opcode == layout->import_name || opcode == layout->import_from)));
+    *shown = !incomplete && !code->hidden;
+    if (!*shown) return true;
+    Int line = code->first_line;
+    if (f.prev_instr >= units && f.prev_instr < units + 2ull * code->n_units) {
+        Int l = pyline::line_of(code->runs, code->n_runs,
+                                static_cast<UInt>((f.prev_instr - units) / 2));
+        if (l > 0) line = l;
+    }
+    *word = token(code->function, line);
+    return true;
+}
+
 void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     Addr ts = thread_state(tid), frame, base = 0;
     if (!ts || !read_client(ts + layout->tstate_cframe, &frame)) return;
@@ -641,36 +704,28 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
             frame = f.previous;
             continue;
         }
-        Code* code = code_at(f.code);
-        if (!code) {
-            if (state != State::active) return;
-            ++stats.bad_reads;
-            break;
-        }
-        Addr units = f.code + layout->code_adaptive;
-        // Incomplete frames (still setting up) are not the program's lines.
-        bool incomplete = false;
-        if (layout->code_firsttraceable) {
-            Int firsttraceable =
-                *reinterpret_cast<const Int*>(f.code + layout->code_firsttraceable);
-            incomplete = f.owner != layout->owned_by_generator &&
-                         f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
-        }
-        // An import statement allocates before importlib's frames appear
-        // (asked only while the warm-up's end is looked for).
-        UChar opcode;
-        importing |= warmup_pending &&
-                     (code->hidden ||
-                      (!incomplete && layout->import_name && read_client(f.prev_instr, &opcode) &&
-                       (opcode == layout->import_name || opcode == layout->import_from)));
-        if (!incomplete && !code->hidden) {
-            Int line = code->first_line;
-            if (f.prev_instr >= units && f.prev_instr < units + 2ull * code->n_units) {
-                Int l = pyline::line_of(code->runs, code->n_runs,
-                                        static_cast<UInt>((f.prev_instr - units) / 2));
-                if (l > 0) line = l;
+        // (While the warm-up's end is looked for, the import statements are.)
+        bool memo_on = object_frees_seen && !warmup_pending;
+        TokenMemo* memo = memo_on ? &token_memo_slot(f.code, f.prev_instr) : nullptr;
+        if (!memo || memo->epoch != code_epoch || memo->code != f.code ||
+            memo->instr != f.prev_instr || memo->owner != f.owner) {
+            bool shown;
+            StackWord word;
+            if (!decode_frame(f, &shown, &word, &importing)) {
+                if (state != State::active) return;
+                ++stats.bad_reads;
+                break;
             }
-            out->tokens[out->n_tokens++] = token(code->function, line);
+            if (memo)
+                *memo = TokenMemo{f.code, f.prev_instr, code_epoch, f.owner, shown, word};
+            else if (shown) {
+                out->tokens[out->n_tokens++] = word;
+                open = true;
+                ++stats.frames;
+            }
+        }
+        if (memo && memo->shown) {
+            out->tokens[out->n_tokens++] = memo->token;
             open = true;
             ++stats.frames;
         }
@@ -744,6 +799,7 @@ void python_block_freed(Addr a, SizeT size) {
     if (auto* code = static_cast<Code*>(VG_(HT_remove)(codes, a))) {
         free_code(code);
         ++stats.forgotten;
+        ++code_epoch;
     }
 }
 

@@ -152,10 +152,11 @@ void recharge(ThreadId tid, Block* b) {
 // and these would cost two failed block-table lookups each time. Exact:
 // the entries of a block's start and of the address past its GC header are
 // dropped when a block starts there.
-Addr not_an_object[4096];
+constexpr UWord kMissSlots = 4096;
+Addr not_an_object[kMissSlots];
 
 UWord miss_slot(Addr a) {
-    return (a >> 3 ^ a >> 15) & 4095;
+    return (a >> 3 ^ a >> 15) & (kMissSlots - 1);
 }
 
 // Which of the two places a store's object may start is looked up first, by
@@ -165,7 +166,8 @@ UWord miss_slot(Addr a) {
 UChar start_first[4096];
 
 // Called after a store of the constant 1 in the interpreter that is not to
-// the block allocated last.
+// the block allocated last, nor to an address known to start no object
+// (unless a NumPy array is watched).
 VG_REGPARM(2) void on_store_one(Addr a, Addr store_ip) {
     ++stats.checks;
     ThreadId tid = VG_(get_running_tid)();
@@ -208,18 +210,44 @@ IRExpr* op(IRSB* out, IRType ty, IROp o, IRExpr* a, IRExpr* b) {
     return IRExpr_RdTmp(t);
 }
 
-// Whether the store to `addr` is not into the block allocated last:
-// !(addr - last.addr <= 32 && addr + 16 <= last.end), as an I1.
-IRExpr* not_fresh(IRSB* out, IRExpr* addr) {
+IRExpr* u64(ULong v) {
+    return IRExpr_Const(IRConst_U64(v));
+}
+
+// Whether the helper is wanted for a store of 1 to `addr`, as an I1: the
+// store is not into the block allocated last,
+//   !(addr - last.addr <= 32 && addr + 16 <= last.end),
+// and it is not to an address known to start no object, unless a NumPy
+// array is watched (the helper settles the watch at each store):
+//   watch.object != 0 || not_an_object[miss_slot(addr)] != addr.
+// Most stores of 1 in 3.13+ are to the interpreter's frames: tested here,
+// they cost no helper call.
+IRExpr* wanted(IRSB* out, IRExpr* addr) {
     IRExpr* start = load(out, &last.addr);
     IRExpr* end = load(out, &last.end);
     IRExpr* offset = op(out, Ity_I64, Iop_Sub64, addr, start);
-    IRExpr* near = op(out, Ity_I1, Iop_CmpLE64U, offset, IRExpr_Const(IRConst_U64(kFreshReach)));
-    IRExpr* top = op(out, Ity_I64, Iop_Add64, addr, IRExpr_Const(IRConst_U64(16)));
+    IRExpr* near = op(out, Ity_I1, Iop_CmpLE64U, offset, u64(kFreshReach));
+    IRExpr* top = op(out, Ity_I64, Iop_Add64, addr, u64(16));
     IRExpr* inside = op(out, Ity_I1, Iop_CmpLE64U, top, end);
-    IRExpr* both = op(out, Ity_I64, Iop_And64, op(out, Ity_I64, Iop_1Uto64, near, nullptr),
-                      op(out, Ity_I64, Iop_1Uto64, inside, nullptr));
-    return op(out, Ity_I1, Iop_CmpEQ64, both, IRExpr_Const(IRConst_U64(0)));
+    IRExpr* fresh = op(out, Ity_I64, Iop_And64, op(out, Ity_I64, Iop_1Uto64, near, nullptr),
+                       op(out, Ity_I64, Iop_1Uto64, inside, nullptr));
+    IRExpr* slot = op(out, Ity_I64, Iop_And64,
+                      op(out, Ity_I64, Iop_Xor64,
+                         op(out, Ity_I64, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(3))),
+                         op(out, Ity_I64, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(15)))),
+                      u64(kMissSlots - 1));
+    IRExpr* entry = op(out, Ity_I64, Iop_Add64, u64(reinterpret_cast<ULong>(not_an_object)),
+                       op(out, Ity_I64, Iop_Shl64, slot, IRExpr_Const(IRConst_U8(3))));
+    IRTemp known = newIRTemp(out->tyenv, Ity_I64);
+    addStmtToIRSB(out, IRStmt_WrTmp(known, IRExpr_Load(Iend_LE, Ity_I64, entry)));
+    IRExpr* unknown = op(out, Ity_I1, Iop_CmpNE64, IRExpr_RdTmp(known), addr);
+    IRExpr* watching = op(out, Ity_I1, Iop_CmpNE64, load(out, &watch.object), u64(0));
+    IRExpr* maybe_object =
+        op(out, Ity_I64, Iop_Or64, op(out, Ity_I64, Iop_1Uto64, unknown, nullptr),
+           op(out, Ity_I64, Iop_1Uto64, watching, nullptr));
+    IRExpr* want =
+        op(out, Ity_I64, Iop_And64, maybe_object, op(out, Ity_I64, Iop_Xor64, fresh, u64(1)));
+    return op(out, Ity_I1, Iop_CmpNE64, want, u64(0));
 }
 
 bool is_const_one(const IRExpr* e) {
@@ -250,7 +278,7 @@ IRSB* revival_instrument(IRSB* bb, const VexGuestLayout* layout, const VexGuestE
         IRDirty* d = unsafeIRDirty_0_N(
             2, "mg_revival_store", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&on_store_one)),
             mkIRExprVec_2(st->Ist.Store.addr, IRExpr_Const(IRConst_U64(ip))));
-        d->guard = not_fresh(out, st->Ist.Store.addr);
+        d->guard = wanted(out, st->Ist.Store.addr);
         d->nFxState = 3;
         const Int offsets[3] = {layout->offset_SP, layout->offset_FP, layout->offset_IP};
         const Int sizes[3] = {layout->sizeof_SP, layout->sizeof_FP, layout->sizeof_IP};
