@@ -36,6 +36,18 @@ void post_clo_init() {
     // near the 32 sectors after which translations are thrown away). The core
     // takes at most 792.
     VG_(details_avg_translation_sizeB)(clo.addressability ? 768 : 240);
+    // Without the checks nothing reads the guest's IP or frame pointer in
+    // the middle of a superblock but the revival helper, which declares what
+    // it reads; stacks are otherwise taken at client requests and system
+    // calls, where the whole guest state is current. So, as massif does,
+    // only SP is kept current at memory accesses (fewer guest-state writes
+    // in every translation). A --px-default or --px-file-backed given stays.
+    if (!clo.addressability &&
+        VG_(clo_vex_control).iropt_register_updates_default == VexRegUpdUnwindregsAtMemAccess) {
+        VG_(clo_vex_control).iropt_register_updates_default = VexRegUpdSpAtMemAccess;
+        if (VG_(clo_px_file_backed) == VexRegUpd_INVALID)
+            VG_(clo_px_file_backed) = VexRegUpdSpAtMemAccess;
+    }
     heap_post_options();
     memevents_init();
     host_insns_init();
