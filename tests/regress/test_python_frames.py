@@ -224,6 +224,34 @@ class FutureVersion(TestCase):
         self.assertFalse(any(f["python"] for s in r.report["sites"] for f in s["frames"]))
 
 
+class CodeObjectsReused(TestCase):
+    """A frame's token is remembered by its code object's address and its
+    instruction: a code object freed and another made at its address must
+    not inherit its function's name."""
+
+    ROUNDS = 200
+
+    def test_each_block_names_the_function_that_allocated_it(self):
+        script = os.path.join(SRC, "tests", "regress", "py_code_reuse.py")
+        for name, py in representative_interpreters().items():
+            # (A small freed-block queue: memory is reused sooner.)
+            for options in (["--freelist-vol=1000000"], ["--addressability=no"]):
+                with self.subTest(interpreter=name, options=options):
+                    r = run([*py.argv, script, str(self.ROUNDS)],
+                            options=[*options, "--json-stable-min-bytes=50000"], env=MALLOC)
+                    self.assertEqual(r.rc, 0, r.log)
+                    m = re.search(r"reused an address: (\d+) of", r.log)
+                    self.assertIsNotNone(m, r.log)
+                    # Without reuse the test would show nothing.
+                    self.assertGreater(int(m.group(1)), self.ROUNDS // 4, r.log)
+                    for i in range(self.ROUNDS):
+                        site = block_site(r.report, bytearray_block(50000 + 16 * i, py.minor))
+                        self.assertIsNotNone(site, f"no single site of made_{i}'s block")
+                        first = python_frames(site)[0]
+                        self.assertEqual((first["function"], first["file"], first["line"]),
+                                         (f"made_{i}", f"made_{i}.py", 4))
+
+
 class Options(TestCase):
     def test_python_only_and_no(self):
         exe = sys.executable
