@@ -354,13 +354,58 @@ ULong checks_added, checks_near_sp, checks_merged;
 // through the helper, which also gives a dead frame's red zone back.
 bool stack_poisoned;
 
-void check(IRSB* out, const VexGuestLayout* layout, const SpOffsets& sp, IRExpr* addr, UInt n,
-           UWord how, IRExpr* guard) {
+ULong sp_moves, sp_updates;
+
+// SP moves by constants, not yet applied to the A-bits. Between two moves
+// only near-SP accesses (never checked) read the stack, so a run of them
+// (a prologue's pushes and frame, an epilogue's pops and return) is applied
+// at once before anything that reads the A-bits or leaves the superblock:
+// a check, a helper call, a side exit, the end. The moves covered every
+// SP between the lowest and the highest of the run, so what they leave is
+// what two moves leave: from the lowest SP up to the last (not
+// addressable) and from the highest down to it (addressable), one of them
+// for a run that only pushes or only pops.
+struct PendingSp {
+    IRExpr* from = nullptr; // SP before the run's first move; null: none pending
+    IRExpr* to = nullptr;   // SP after the last move
+    Long from_offset = 0;   // offsets (SpOffsets) of the first, lowest and highest SP
+    Long low = 0, high = 0;
+
+    // A move from the current SP (its offset sp.sp) to new_sp (offset now);
+    // from holds the SP of the run's start.
+    void move(const SpOffsets& sp, IRExpr* new_sp, Long now) {
+        if (!to) from_offset = low = high = sp.sp;
+        to = new_sp;
+        if (now < low) low = now;
+        if (now > high) high = now;
+    }
+    void flush(IRSB* out, const SpOffsets& sp) {
+        if (!from) return;
+        Long last = sp.sp;
+        if (last > low) apply(out, at(out, low), last - low);
+        if (last < high) apply(out, at(out, high), last - high);
+        from = to = nullptr;
+    }
+
+  private:
+    IRExpr* at(IRSB* out, Long offset) {
+        if (offset == from_offset) return from;
+        return tmp(out, Ity_I64, IRExpr_Binop(Iop_Add64, from, c64(ULong(offset - from_offset))));
+    }
+    void apply(IRSB* out, IRExpr* old_sp, Long delta) {
+        ++sp_updates;
+        if (!add_sp_change_const(out, old_sp, to, delta)) add_sp_change(out, old_sp, to);
+    }
+};
+
+void check(IRSB* out, const VexGuestLayout* layout, const SpOffsets& sp, PendingSp& pending,
+           IRExpr* addr, UInt n, UWord how, IRExpr* guard) {
     if (!stack_poisoned && sp.near_sp(addr, n)) {
         ++checks_near_sp;
         return;
     }
     ++checks_added;
+    pending.flush(out, sp);
     add_check(out, layout, atom(out, addr), n, how, guard);
 }
 
@@ -415,8 +460,8 @@ void request_make(Addr a, SizeT len, bool addressable) {
 void access_print_stats() {
     VG_(umsg)
     ("memgrow: access checks: %'llu generated, %'llu left out (near SP), %'llu stores "
-     "checked with their load\n",
-     checks_added, checks_near_sp, checks_merged);
+     "checked with their load; %'llu SP moves in %'llu updates\n",
+     checks_added, checks_near_sp, checks_merged, sp_moves, sp_updates);
 }
 
 IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
@@ -428,15 +473,27 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
     }
     IRSB* out = deepCopyIRSBExceptStmts(in);
     SpOffsets sp(in->tyenv->types_used);
+    PendingSp pending;
     Int merged_store = -1;
     for (Int i = 0; i < in->stmts_used; ++i) {
         IRStmt* st = in->stmts[i];
+        // What may read the A-bits or leave the superblock sees them current.
+        switch (st->tag) {
+        case Ist_Dirty:
+        case Ist_Exit:
+        case Ist_PutI:
+        case Ist_MBE:
+            pending.flush(out, sp);
+            break;
+        default:
+            break;
+        }
         switch (st->tag) {
         case Ist_WrTmp: {
             IRExpr* data = st->Ist.WrTmp.data;
             if (data->tag == Iex_Load) {
                 merged_store = rmw_store(in, i, layout->offset_SP);
-                check(out, layout, sp, data->Iex.Load.addr,
+                check(out, layout, sp, pending, data->Iex.Load.addr,
                       static_cast<UInt>(sizeofIRType(data->Iex.Load.ty)),
                       merged_store >= 0 ? kReadWrite : 0, nullptr);
             }
@@ -447,38 +504,38 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
             if (i == merged_store)
                 ++checks_merged;
             else
-                check(out, layout, sp, st->Ist.Store.addr, size_of(in, st->Ist.Store.data), kWrite,
-                      nullptr);
+                check(out, layout, sp, pending, st->Ist.Store.addr, size_of(in, st->Ist.Store.data),
+                      kWrite, nullptr);
             break;
         case Ist_StoreG: {
             IRStoreG* g = st->Ist.StoreG.details;
-            check(out, layout, sp, g->addr, size_of(in, g->data), kWrite, g->guard);
+            check(out, layout, sp, pending, g->addr, size_of(in, g->data), kWrite, g->guard);
             break;
         }
         case Ist_LoadG: {
             IRLoadG* g = st->Ist.LoadG.details;
-            check(out, layout, sp, g->addr, loadg_size(g->cvt), 0, g->guard);
+            check(out, layout, sp, pending, g->addr, loadg_size(g->cvt), 0, g->guard);
             break;
         }
         case Ist_CAS: {
             IRCAS* c = st->Ist.CAS.details;
             UInt n = size_of(in, c->expdLo) * (c->expdHi ? 2 : 1);
-            check(out, layout, sp, c->addr, n, kWrite, nullptr);
+            check(out, layout, sp, pending, c->addr, n, kWrite, nullptr);
             break;
         }
         case Ist_LLSC:
             if (st->Ist.LLSC.storedata)
-                check(out, layout, sp, st->Ist.LLSC.addr, size_of(in, st->Ist.LLSC.storedata), true,
-                      nullptr);
+                check(out, layout, sp, pending, st->Ist.LLSC.addr,
+                      size_of(in, st->Ist.LLSC.storedata), true, nullptr);
             else
-                check(out, layout, sp, st->Ist.LLSC.addr,
+                check(out, layout, sp, pending, st->Ist.LLSC.addr,
                       static_cast<UInt>(sizeofIRType(typeOfIRTemp(in->tyenv, st->Ist.LLSC.result))),
                       0, nullptr);
             break;
         case Ist_Dirty: {
             IRDirty* d = st->Ist.Dirty.details;
             if (d->mFx != Ifx_None && d->mAddr)
-                check(out, layout, sp, d->mAddr, static_cast<UInt>(d->mSize),
+                check(out, layout, sp, pending, d->mAddr, static_cast<UInt>(d->mSize),
                       d->mFx != Ifx_Read ? kWrite : 0,
                       isIRAtom(d->guard) && d->guard->tag == Iex_Const &&
                               d->guard->Iex.Const.con->Ico.U1
@@ -497,14 +554,24 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
         case Ist_Put:
             if (st->Ist.Put.offset == layout->offset_SP &&
                 typeOfIRExpr(in->tyenv, st->Ist.Put.data) == Ity_I64) {
-                IRExpr* old_sp = tmp(out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
+                ++sp_moves;
                 IRExpr* new_sp = atom(out, st->Ist.Put.data);
-                addStmtToIRSB(out, st);
                 Long now = sp.of(st->Ist.Put.data);
+                if (!stack_poisoned && sp.sp_known && now != SpOffsets::kUnknown) {
+                    if (!pending.from)
+                        pending.from = tmp(out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
+                    pending.move(sp, new_sp, now);
+                    addStmtToIRSB(out, st);
+                    sp.sp_written(st->Ist.Put.data);
+                    continue;
+                }
+                pending.flush(out, sp);
+                ++sp_updates;
+                IRExpr* old_sp = tmp(out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
+                addStmtToIRSB(out, st);
                 if (stack_poisoned)
                     add_sp_helper(out, old_sp, new_sp);
-                else if (!(sp.sp_known && now != SpOffsets::kUnknown &&
-                           add_sp_change_const(out, old_sp, new_sp, now - sp.sp)))
+                else
                     add_sp_change(out, old_sp, new_sp);
                 sp.sp_written(st->Ist.Put.data);
                 continue;
@@ -512,14 +579,17 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
             if (st->Ist.Put.offset < layout->offset_SP + 8 &&
                 layout->offset_SP <
                     st->Ist.Put.offset +
-                        Int(sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Put.data))))
+                        Int(sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Put.data)))) {
+                pending.flush(out, sp);
                 sp.sp_known = false;
+            }
             break;
         default:
             break;
         }
         addStmtToIRSB(out, st);
     }
+    pending.flush(out, sp);
     return out;
 }
 
