@@ -190,6 +190,22 @@ static CUresult do_mem_unmap(OrigFn fn, CUdeviceptr p, SizeT size) {
     return r;
 }
 
+/* The driver's start-up (cuInit, a context's creation) allocates tens of MB
+   of host memory once: the tool may end the warm-up after it (docs/cuda.md,
+   "The driver's start-up"). The signatures differ between versions
+   (cuCtxCreate_v2, _v3, _v4), but none takes more than six integer or
+   pointer arguments: six words are forwarded, and a function taking fewer
+   ignores the rest. */
+static CUresult do_startup(OrigFn fn, UWord a, UWord b, UWord c, UWord d, UWord e, UWord f) {
+    CUresult r;
+    if (tracking()) (void)MEMGROW_CUDA_TRACKING(MEMGROW_CUDA_STARTUP_BEGIN);
+    enter();
+    CALL_FN_W_6W(r, fn, a, b, c, d, e, f);
+    leave();
+    if (tracking()) (void)MEMGROW_CUDA_TRACKING(MEMGROW_CUDA_STARTUP_END);
+    return r;
+}
+
 static CUresult do_get_proc_address(OrigFn fn, const char* symbol, void** pfn, int version,
                                     cuuint64_t flags, void* status, int v2);
 
@@ -212,6 +228,9 @@ enum entry_id {
     E_MEM_MAP,
     E_MEM_UNMAP,
     E_GET_PROC_ADDRESS,
+    E_INIT,
+    E_PRIMARY_CTX_RETAIN,
+    E_CTX_CREATE,
     E_COUNT
 };
 static void* real[E_COUNT][2];
@@ -285,6 +304,16 @@ static CUresult t_get_proc_address_v1(const char* symbol, void** pfn, int versio
     return do_get_proc_address(REAL(E_GET_PROC_ADDRESS, 1), symbol, pfn, version, flags, 0, 0);
 }
 
+static CUresult t_init(UWord a, UWord b, UWord c, UWord d, UWord e, UWord f) {
+    return do_startup(REAL(E_INIT, 0), a, b, c, d, e, f);
+}
+static CUresult t_primary_ctx_retain(UWord a, UWord b, UWord c, UWord d, UWord e, UWord f) {
+    return do_startup(REAL(E_PRIMARY_CTX_RETAIN, 0), a, b, c, d, e, f);
+}
+static CUresult t_ctx_create(UWord a, UWord b, UWord c, UWord d, UWord e, UWord f) {
+    return do_startup(REAL(E_CTX_CREATE, 0), a, b, c, d, e, f);
+}
+
 /* The entry points by the base name cuGetProcAddress is asked for, with the
    CUDA version from which the driver returns the signature wrapped here
    (an older version gets an older ABI, which is passed through untouched). */
@@ -317,6 +346,9 @@ static const struct {
     [E_GET_PROC_ADDRESS] = {"cuGetProcAddress",
                             11030,
                             {(void*)t_get_proc_address_v2, (void*)t_get_proc_address_v1}},
+    [E_INIT] = {"cuInit", 2000, {(void*)t_init, 0}},
+    [E_PRIMARY_CTX_RETAIN] = {"cuDevicePrimaryCtxRetain", 7000, {(void*)t_primary_ctx_retain, 0}},
+    [E_CTX_CREATE] = {"cuCtxCreate", 3020, {(void*)t_ctx_create, 0}},
 };
 
 static int is_trampoline(void* fn) {
@@ -381,6 +413,31 @@ DRV(CUresult, cuGetProcAddress, (const char* symbol, void** pfn, int version, cu
     OrigFn fn;
     VALGRIND_GET_ORIG_FN(fn);
     return do_get_proc_address(fn, symbol, pfn, version, flags, 0, 0);
+}
+DRV(CUresult, cuInit, (UInt flags)) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    return do_startup(fn, flags, 0, 0, 0, 0, 0);
+}
+DRV(CUresult, cuDevicePrimaryCtxRetain, (void* ctx, Int dev)) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    return do_startup(fn, (UWord)ctx, (UWord)dev, 0, 0, 0, 0);
+}
+DRV(CUresult, cuCtxCreate_v2, (void* ctx, UInt flags, Int dev)) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    return do_startup(fn, (UWord)ctx, flags, (UWord)dev, 0, 0, 0);
+}
+DRV(CUresult, cuCtxCreate_v3, (void* ctx, void* params, Int n, UInt flags, Int dev)) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    return do_startup(fn, (UWord)ctx, (UWord)params, (UWord)n, flags, (UWord)dev, 0);
+}
+DRV(CUresult, cuCtxCreate_v4, (void* ctx, void* params, UInt flags, Int dev)) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    return do_startup(fn, (UWord)ctx, (UWord)params, flags, (UWord)dev, 0, 0);
 }
 DRV(CUresult, cuMemAlloc_v2, (CUdeviceptr * p, SizeT n)) {
     OrigFn fn;

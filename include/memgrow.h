@@ -100,9 +100,9 @@ typedef enum {
 
 /* The answer to VG_USERREQ__MEMGROW_CLIENT_CONFIG. */
 typedef enum {
-    MEMGROW_CONFIG_RUNNING = 1,         /* always set by memgrow */
-    MEMGROW_CONFIG_PYTHON_MALLOC = 2,   /* --python-malloc=yes: set PYTHONMALLOC=malloc */
-    MEMGROW_CONFIG_PYTHON_PATH = 4,     /* the buffer holds the Python package's directory */
+    MEMGROW_CONFIG_RUNNING = 1,          /* always set by memgrow */
+    MEMGROW_CONFIG_PYTHON_MALLOC = 2,    /* --python-malloc=yes: set PYTHONMALLOC=malloc */
+    MEMGROW_CONFIG_PYTHON_PATH = 4,      /* the buffer holds the Python package's directory */
     MEMGROW_CONFIG_NO_TORCH_CACHING = 8, /* --pytorch-caching=no: set
                                             PYTORCH_NO_CUDA_MEMORY_CACHING=1 */
     MEMGROW_CONFIG_MARK_AT = 16          /* --mark-at given: set MEMGROW_MARK_AT and
@@ -122,9 +122,11 @@ typedef enum {
 
 typedef enum {
     MEMGROW_CUDA_IS_ON = 0,
-    MEMGROW_CUDA_ENTER = 1,    /* a wrapper starts on this thread */
-    MEMGROW_CUDA_LEAVE = 2,    /* ... and ends */
-    MEMGROW_CUDA_OUTERMOST = 3 /* no wrapper active on this thread */
+    MEMGROW_CUDA_ENTER = 1,         /* a wrapper starts on this thread */
+    MEMGROW_CUDA_LEAVE = 2,         /* ... and ends */
+    MEMGROW_CUDA_OUTERMOST = 3,     /* no wrapper active on this thread */
+    MEMGROW_CUDA_STARTUP_BEGIN = 4, /* the driver's start-up (cuInit, a context's creation) */
+    MEMGROW_CUDA_STARTUP_END = 5    /* ... and its end: may end the warm-up */
 } MemgrowCudaScope;
 
 /* What a copy or set does to a device-side range. */

@@ -203,6 +203,10 @@ UWord device_tracking(ThreadId tid, UWord scope) {
     if (!wrapper_depth)
         wrapper_depth =
             static_cast<UInt*>(VG_(calloc)("mg.device.depth", VG_N_THREADS, sizeof(UInt)));
+    if (scope == MEMGROW_CUDA_STARTUP_BEGIN || scope == MEMGROW_CUDA_STARTUP_END) {
+        timeline_device_startup(scope == MEMGROW_CUDA_STARTUP_BEGIN);
+        return 1;
+    }
     UInt& depth = wrapper_depth[tid];
     if (scope == MEMGROW_CUDA_ENTER)
         depth++;

@@ -464,6 +464,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
     case VG_USERREQ__MEMGROW_WARMUP_END:
         // CPython's main script: the imports at its top are start-up too.
         if (args[1] == MEMGROW_WARMUP_PYTHON_MAIN && python_defer_warmup_end()) break;
+        if (args[1] == MEMGROW_WARMUP_PROGRAM) timeline_warmup_announced();
         timeline_warmup_end();
         break;
     case VG_USERREQ__MEMGROW_DEVICE_FREE:

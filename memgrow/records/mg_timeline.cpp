@@ -76,6 +76,7 @@ static bool folds_on_request() {
 static void fold_run_clock(ULong t) {
     tl.run.advance(t);
     tl.run.fold(t);
+    tl.startup_units = 0;
 }
 
 static void record(Site* s, i64 delta) {
@@ -152,6 +153,42 @@ void timeline_warmup_end() {
     tl.warmup_ended = true;
     tl.warmup_end_at = clock_now();
     if (folds_on_request()) fold_run_clock(tl.warmup_end_at);
+}
+
+void timeline_warmup_announced() {
+    tl.warmup_announced = true;
+}
+
+// The CUDA driver's start-up allocates tens of MB of host memory once: on an
+// H100 (driver 580, CUDA 13) cuInit and the primary context's creation took
+// 46 MB inside a program's first cudaMalloc, ten times what the program
+// allocated after it. Counted as run clock, that start-up squeezed the
+// program's own work into the last 5 of 48 buckets (a ring of buffers read
+// as growing) and made the driver's own tables 36 "growing" sites. So the
+// end of a start-up call is a warm-up end, as CPython's start is: it folds
+// the run clock, when the start-up calls took at least half of the clock
+// since the last fold (a service that starts CUDA after hours of host work
+// keeps its history), unless the program announced its own warm-up or
+// marks, or --warmup was given.
+void timeline_device_startup(bool begin) {
+    if (tl.torn_down) return;
+    ULong now = clock_now();
+    if (begin) {
+        if (tl.startup_depth++ == 0) tl.startup_began_at = now;
+        return;
+    }
+    if (tl.startup_depth == 0 || --tl.startup_depth > 0) return;
+    ULong since_fold = now - (tl.run.folds ? tl.run.origin : 0);
+    tl.startup_units += now - tl.startup_began_at;
+    if (!folds_on_request() || tl.warmup_announced || tl.n_marks) return;
+    if (tl.startup_units == 0 || tl.startup_units * 2 < since_fold) return;
+    if (VG_(clo_verbosity) > 1)
+        VG_(umsg)
+        ("memgrow: the CUDA driver's start-up took %'llu of the run clock's %'llu; "
+         "the warm-up ends after it\n",
+         tl.startup_units, now);
+    fold_run_clock(now);
+    tl.startup_folded_at = now;
 }
 
 bool timeline_teardown(UInt reason) {

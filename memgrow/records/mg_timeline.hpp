@@ -17,10 +17,16 @@ struct Timeline {
     ULong instructions = 0;    // --time-unit=i, bumped by instrumentation
     ULong start_ms = 0;
     ULong n_marks = 0;
-    ULong first_mark_at = 0;   // run clock at the first mark
-    HChar mark_label[32] = {}; // the marks' label when they all have the same, else ""
-    bool warmup_ended = false; // MEMGROW_WARMUP_END seen ...
-    ULong warmup_end_at = 0;   // ... at this run clock
+    ULong first_mark_at = 0;       // run clock at the first mark
+    HChar mark_label[32] = {};     // the marks' label when they all have the same, else ""
+    bool warmup_ended = false;     // MEMGROW_WARMUP_END seen ...
+    ULong warmup_end_at = 0;       // ... at this run clock
+    bool warmup_announced = false; // by the program itself (not CPython's start)
+    // The CUDA driver's start-up calls (timeline_device_startup): how deep,
+    // when the outermost began, the clock they took since the last fold.
+    UInt startup_depth = 0;
+    ULong startup_began_at = 0, startup_units = 0;
+    ULong startup_folded_at = 0; // where their end folded the clock (0: never)
     bool torn_down = false;
     ULong teardown_at = 0;
     UInt teardown_reason = 0;   // MemgrowTeardownReason, 0: the process ended
@@ -50,6 +56,11 @@ void timeline_recharge(Site* from, Site* to, SizeT bytes);
 // A mark; label: the program's name for its repetition ("step"), or null.
 void timeline_mark(const HChar* label);
 void timeline_warmup_end();
+// The program announced its warm-up's end itself (MEMGROW_WARMUP_END).
+void timeline_warmup_announced();
+// A start-up call of the CUDA driver (cuInit, a context's creation) begins
+// or ends; the end of one folds the run clock when they took most of it.
+void timeline_device_startup(bool begin);
 // Freezes the classified state. Returns false if teardown had already begun.
 bool timeline_teardown(UInt reason);
 // Brings every series up to the clocks (before reading them for a report).

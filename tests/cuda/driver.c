@@ -37,7 +37,9 @@ int main(void) {
     prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
     prop.location.id = 0;
     CUdeviceptr va;
-    check(cuMemAddressReserve(&va, (size_t)STEPS * CHUNK, 0, 0, 0));
+    /* STEPS chunks that grow, one more for the churn (a VA mapped twice
+       fails on a real driver). */
+    check(cuMemAddressReserve(&va, (size_t)(STEPS + 1) * CHUNK, 0, 0, 0));
     CUmemAccessDesc access = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
 
     for (int i = 0; i < STEPS; i++) {
@@ -52,8 +54,8 @@ int main(void) {
         check(cuMemRelease(h));
         /* A physical allocation mapped and unmapped again: churn. */
         check(cuMemCreate(&handles[i], CHUNK, &prop, 0)); /* VMM_CHURN_HERE */
-        check(cuMemMap(va + (size_t)(STEPS - 1) * CHUNK, CHUNK, 0, handles[i], 0));
-        check(cuMemUnmap(va + (size_t)(STEPS - 1) * CHUNK, CHUNK));
+        check(cuMemMap(va + (size_t)STEPS * CHUNK, CHUNK, 0, handles[i], 0));
+        check(cuMemUnmap(va + (size_t)STEPS * CHUNK, CHUNK));
         check(cuMemRelease(handles[i]));
         void* pinned;
         check(cuMemHostAlloc(&pinned, 7000, 0)); /* DRIVER_PINNED_HERE */

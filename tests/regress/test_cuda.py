@@ -146,6 +146,71 @@ class CudaTest(mgtest.TestCase):
         self.assertIn("ERROR SUMMARY: 6 errors from 6 contexts", r.log)
         self.assertIn("Device range overrun: write of 8192 bytes", r.log)
 
+    # The stand-in driver's start-up allocates host memory as the real one's
+    # does (cuInit 5 MiB, the primary context 25 MiB; 46 MB on an H100), ten
+    # times what classes.c allocates after it: the warm-up ends after it, so
+    # the program's own work gets the buckets (the classes above) and the
+    # driver's tables are start-up, not growth.
+    def test_driver_startup_ends_the_warmup(self):
+        r = run("classes", options=["-v"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("the CUDA driver's start-up took 26,214,400 of the run clock's", r.log)
+        rep = r.report
+        self.assertGreaterEqual(rep["warmup_end"], 30 << 20)
+        self.assertEqual(rep["buckets"][0]["end"], rep["warmup_end"])
+        self.assertGreaterEqual(len(rep["buckets"]), 32)
+        driver = mgtest.sites_at(rep, file="standin_driver.c")
+        self.assertTrue(driver, mgtest.describe(rep))
+        self.assertEqual({s["class"] for s in driver}, {"stable"}, mgtest.describe(rep))
+        # --warmup is the user's: nothing folds.
+        r = run("classes", options=["-v", "--warmup=5%"])
+        self.assertNotIn("the CUDA driver's start-up took", r.log)
+        self.assertLess(r.report["warmup_end"], 5 << 20)
+
+    def test_driver_startup_keeps_the_history_before_it(self):
+        # 48 MiB of host growth, then CUDA's 30 MiB start-up: a minority of
+        # the clock, so the warm-up stays the default and the growth stays.
+        r = mgtest.run([cuda_program("late_init")], options=["-v"], env=standin_env())
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertNotIn("the CUDA driver's start-up took", r.log)
+        self.assertLess(r.report["warmup_end"], 48 << 20)
+        self.assertSite(r.report, "growing", "host", "late_init.c", "HOST_GROWING_HERE")
+        # The program ended its warm-up itself: that stays the warm-up's end.
+        r = mgtest.run([cuda_program("late_init"), "announced"], options=["-v"],
+                       env=standin_env())
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertNotIn("the CUDA driver's start-up took", r.log)
+        self.assertLess(r.report["warmup_end"], 1 << 20)
+        self.assertSite(r.report, "growing", "host", "late_init.c", "HOST_GROWING_HERE")
+
+    def test_driver_startup_state_suppressed_by_default(self):
+        # Reached through the exported cuInit and cuDevicePrimaryCtxRetain
+        # (driver.c links -lcuda), the stand-in keeps its start-up blocks by
+        # pointers into their middle, as the real driver does: possibly lost,
+        # silenced by suppressions/cuda.supp unless the defaults are off.
+        startup = (4096 + 24 * 1024) * 1024
+        r = run("driver")
+        self.assertEqual(r.rc, 0, r.log)
+        lc = r.report["leak_check"]
+        self.assertEqual(lc["possible"]["bytes"], 0, r.log)
+        self.assertEqual(lc["suppressed"]["bytes"], startup, r.log)
+        r = run("driver", options=["--default-suppressions=no"])
+        self.assertEqual(r.report["leak_check"]["possible"]["bytes"], startup, r.log)
+        self.assertRegex(r.log, r"by 0x[0-9a-f]+: cuDevicePrimaryCtxRetain \(standin_driver\.c:")
+
+    def test_own_context_is_startup_too(self):
+        # cuCtxCreate through the exported symbol (-lcuda): the stand-in's
+        # context takes 16 MiB (and a 1 MiB scratch buffer) of host memory.
+        r = run("ctx_create", options=["-v"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("the CUDA driver's start-up took 17,825,792 of the run clock's", r.log)
+        rep = r.report
+        self.assertGreaterEqual(rep["warmup_end"], 21 << 20)
+        self.assertSite(rep, "growing", "device", "ctx_create.c", "CTX_GROWING_HERE")
+        lc = rep["leak_check"]
+        self.assertEqual(lc["possible"]["bytes"], 0, r.log)
+        self.assertEqual(lc["suppressed"]["bytes"], (4096 + 16 * 1024) * 1024, r.log)
+
     def test_cuda_no_records_no_device_sites(self):
         r = run("classes", options=["--cuda=no"])
         self.assertEqual(r.rc, 0, r.log)
