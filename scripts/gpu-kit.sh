@@ -1,0 +1,42 @@
+#!/bin/sh
+# Assembles build/gpukit: what a GPU machine without Valgrind needs to run
+# memgrow's GPU checks (docs/cuda.md, "On a GPU machine"): Valgrind's
+# launcher and core files from this machine's install, the memgrow built in
+# build/, the CUDA test programs built against the toolkit (the static
+# runtime with nvcc, the dynamic one with its libcudart beside them, the
+# driver API with -lcuda), the PyTorch loop and tests/cuda/gpu/run.sh.
+# Then, on the lent machine (the device tool), carrying build/gpukit:
+#     bash build/gpukit/run.sh
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${MEMGROW_BUILD:-$top/build}
+cuda=${CUDA_HOME:-/usr/local/cuda}
+# The Valgrind memgrow was built against: vg-in-place links its core files.
+vglib=$(dirname "$(readlink -f "$build/.in_place/default.supp")")
+kit=$build/gpukit
+for f in "$build/memgrow-amd64-linux" "$cuda/bin/nvcc" "$vglib/vgpreload_core-amd64-linux.so"; do
+    [ -e "$f" ] || { echo "gpu-kit: $f is missing (scripts/build.sh; a CUDA toolkit; valgrind)" >&2; exit 2; }
+done
+launcher=/usr/bin/valgrind.bin # Debian's; /usr/bin/valgrind is a shell wrapper there
+[ -x "$launcher" ] || launcher=$(command -v valgrind)
+rm -rf "$kit"
+mkdir -p "$kit/vg/lib" "$kit/bin" "$kit/lib"
+cp "$launcher" "$kit/vg/valgrind.bin"
+cp "$build/memgrow-amd64-linux" "$build/vgpreload_memgrow-amd64-linux.so" \
+    "$build/memgrow-default.supp" "$vglib/vgpreload_core-amd64-linux.so" "$vglib/default.supp" \
+    "$kit/vg/lib/"
+cp -L "$cuda/lib64/libcudart.so.13" "$kit/lib/"
+inc="-I$cuda/include -I$top"
+for p in classes async misuse; do
+    "$cuda/bin/nvcc" -g -O1 $inc -x cu -o "$kit/bin/${p}_static" "$top/tests/cuda/$p.c"
+done
+for p in classes async misuse late_init; do
+    cc -g -O1 $inc -o "$kit/bin/${p}_dynamic" "$top/tests/cuda/$p.c" -L"$cuda/lib64" -lcudart \
+        -Wl,-rpath,'$ORIGIN/../lib'
+done
+for p in driver ctx_create; do
+    cc -g -O1 $inc -o "$kit/bin/$p" "$top/tests/cuda/$p.c" -L"$cuda/lib64/stubs" -lcuda
+done
+cp "$top/tests/cuda/gpu/run.sh" "$top/tests/cuda/gpu/torch_gpu.py" \
+    "$top/tests/cuda/gpu/summarize.py" "$kit/"
+echo "gpu-kit: $kit ($(du -sh "$kit" | cut -f1)); on the GPU machine: bash build/gpukit/run.sh"
