@@ -7,6 +7,19 @@ import sys
 CLASSES = ["stable", "plateau", "growing", "leaked"]
 
 
+def frames_of(d, node, most=6):
+    """The innermost frames of a stack node (format 2, revision 2), as text."""
+    out = []
+    stacks, frames = d["stacks"], d["frames"]
+    while node is not None and len(out) < most:
+        fn, file, line, obj, _ = frames[stacks[2 * node]]
+        where = f"{file}:{line}" if file else (obj or "?").rsplit("/", 1)[-1]
+        out.append(f"{fn or '???'} ({where})")
+        back = stacks[2 * node + 1]
+        node = node - back if back > 0 else None
+    return " < ".join(out)
+
+
 def main():
     for path in sys.argv[1:]:
         try:
@@ -27,6 +40,8 @@ def main():
         for r in sorted(rows, key=lambda r: -r[5])[:6]:
             print(f"   {r[12].get('space'):8} {CLASSES[r[2]]:8} peak {r[5]} live {r[3]} in "
                   f"{r[4]} blocks, {r[7]} allocations")
+            if r[1] is not None:
+                print(f"      at {frames_of(d, r[1])}")
 
 
 if __name__ == "__main__":
