@@ -55,6 +55,9 @@ extern "C" Int VG_(clo_gen_suppressions);
 extern "C" Bool VG_(clo_sigill_diag);
 // Whether execs are followed (--trace-children): memgrow follows launchers.
 extern "C" Bool VG_(clo_trace_children);
+// How many sectors of translations the core keeps (--num-transtab-sectors),
+// read when the translation cache is made, after post_clo_init.
+extern "C" UInt VG_(clo_num_transtab_sectors);
 extern "C" Int VG_(access)(const HChar* path, Bool irusr, Bool iwusr, Bool ixusr);
 
 #include "mg_vg_compat.hpp"
