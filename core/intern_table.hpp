@@ -110,10 +110,11 @@ template <typename Key, bool kPayload, typename Key2 = Key> class BasicInternTab
         return slots < 1024 ? 1024 : slots;
     }
 
-    // Twice the slots, or (without an index) enough for the keys there are.
+    // Twice the slots, or (without an index) enough for the keys there are
+    // and a quarter more: an index rebuilt full would double at the next key.
     bool grow() {
         u64 n = slots_ ? slots_ * 2 : 1024;
-        u64 least = min_slots(size_ + 1);
+        u64 least = min_slots(size_ + size_ / 4 + 1);
         return grow_to(n < least ? least : n);
     }
 

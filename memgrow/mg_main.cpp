@@ -120,7 +120,7 @@ void fini(Int /*exitcode*/) {
          "%'u sites\n",
          st.hits, st.misses, hybrid_memo_hits(), site_count());
         python_print_stats();
-        if (abits_on) {
+        if (clo.addressability) { // the map is released by now; its size stays
             VG_(umsg)
             ("memgrow: A-bits: %'llu secondaries (%'llu KiB)\n", abits_secondaries(),
              abits_secondaries() * (kAbitsSecBytes + kAbitsSlack) / 1024);

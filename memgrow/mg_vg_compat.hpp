@@ -145,4 +145,17 @@ inline void* fresh_pages(SizeT bytes) {
     return shadow_result(VG_(am_shadow_alloc)(bytes));
 }
 
+// --- A raw system call (the core's, not in the tool headers). 3.19 takes
+// six arguments after the number, 3.2x eight (for other platforms); on amd64
+// the extra two are ignored, so the longer declaration serves both.
+extern "C" SysRes VG_(do_syscall)(UWord sysno, UWord, UWord, UWord, UWord, UWord, UWord, UWord,
+                                  UWord);
+
+// Gives the pages of [a, a + len) back to the kernel (MADV_DONTNEED): the
+// mapping stays, and reads as zeros.
+inline void discard_pages(Addr a, SizeT len) {
+    constexpr UWord kMadvise = 28, kDontNeed = 4; // amd64 Linux
+    VG_(do_syscall)(kMadvise, a, len, kDontNeed, 0, 0, 0, 0, 0);
+}
+
 } // namespace mg::vgc

@@ -161,4 +161,18 @@ ULong abits_secondaries() {
     return n_secondaries;
 }
 
+void abits_release() {
+    if (!abits_on) return;
+    abits_on = false;
+    for (UChar*& sec : primary) {
+        if (!distinguished(sec)) VG_(free)(sec);
+        sec = nullptr;
+    }
+    // The table's 16 MB were all written (every entry points somewhere).
+    constexpr Addr kPage = 4096;
+    Addr lo = (reinterpret_cast<Addr>(primary) + kPage - 1) & ~(kPage - 1);
+    Addr hi = (reinterpret_cast<Addr>(primary + kPrimaryEntries)) & ~(kPage - 1);
+    if (hi > lo) vgc::discard_pages(lo, hi - lo);
+}
+
 } // namespace mg

@@ -36,7 +36,11 @@ UChar* const* abits_primary();
 // The shared bitmap of chunks all addressable (true) or all not (false):
 // never written (the inline stack update checks it is not one of them).
 const UChar* abits_distinguished(bool addressable);
-// Secondaries allocated (each kAbitsSecBytes + kAbitsSlack bytes).
+// Secondaries allocated (each kAbitsSecBytes + kAbitsSlack bytes); after
+// abits_release, those it freed.
 ULong abits_secondaries();
+// Frees the map for good (the process's last report: no client code runs
+// again), the primary table's pages included; nothing is checked after.
+void abits_release();
 
 } // namespace mg

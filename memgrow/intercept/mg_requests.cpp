@@ -56,6 +56,7 @@ UWord client_config(Addr buf, SizeT size) {
 } // namespace
 
 bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
+    HChar* path = report_file_name(pattern, forked_child);
     if (how.last) { // no more frees, and no more sites
         free_stacks_release();
         sites_drop_index();
@@ -65,6 +66,9 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
         blocks_release_all();
         leak_scan_forget_blocks();
         slabs_forget_free_slots();
+        // Nothing reads the client's memory or checks an access any more.
+        client_memory_discard();
+        abits_release();
     }
     Analysis a;
     analyse(&a);
@@ -85,7 +89,6 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
         if (VG_(clo_verbosity) > 1) print_used_suppressions();
     }
     if (how.last) forget_loss_records();
-    HChar* path = report_file_name(pattern, forked_child);
     bool ok = write_json_report(path, a);
     if (ok && summary && VG_(clo_verbosity) > 0)
         VG_(umsg)("memgrow: JSON report written to %s\n", path);
@@ -444,7 +447,15 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         if (!timeline_teardown(static_cast<UInt>(args[1]))) break;
         if (VG_(clo_verbosity) > 1) VG_(umsg)
         ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
-        if (clo.leak_check != LeakCheck::no && clo.teardown_scan) leak_scan_teardown();
+        if (clo.leak_check != LeakCheck::no && clo.teardown_scan) {
+            // The scan's arrays would come on top of everything the run
+            // holds (the peak of `import torch`): the indexes that find a
+            // stack's node and its site go first. The next new stack
+            // rebuilds them, sized for the stacks there are.
+            stack_tree_drop_index();
+            sites_drop_index();
+            leak_scan_teardown();
+        }
         break;
     case VG_USERREQ__MEMGROW_DEVICE_ALLOC:
         device_alloc(tid, args);

@@ -217,6 +217,20 @@ template <class F> void for_each_root_range(const Registers& regs, F f) {
     VG_(free)(starts);
 }
 
+} // namespace
+
+void client_memory_discard() {
+    Int n_starts = 0;
+    Addr* starts = VG_(get_segment_starts)(SkAnonC, &n_starts);
+    for (Int i = 0; i < n_starts; ++i) {
+        const NSegment* seg = VG_(am_find_nsegment)(starts[i]);
+        if (seg && seg->kind == SkAnonC) vgc::discard_pages(seg->start, seg->end + 1 - seg->start);
+    }
+    VG_(free)(starts);
+}
+
+namespace {
+
 // with_registers: the registers' values are roots too (memcheck's scan).
 // The scan when teardown begins leaves them out: at exit()'s or
 // Py_FinalizeEx's entry they hold the caller's scratch values (a pointer a
