@@ -9,9 +9,10 @@ namespace {
 constexpr SizeT kPrimaryEntries = SizeT(1) << kAbitsPrimaryBits;
 constexpr SizeT kSecAlloc = kAbitsSecBytes + kAbitsSlack;
 
-// Zero-filled (bss) until abits_init points every entry at no_access: a run
-// with --addressability=no never touches its pages.
-UChar* primary[kPrimaryEntries];
+// Each entry is its secondary's offset from no_access, so the zero-filled
+// (bss) table already says "not addressable" everywhere: only the pages of
+// chunks the client uses are ever written (16 MB of pointers otherwise).
+ULong primary[kPrimaryEntries];
 alignas(64) UChar no_access[kSecAlloc];
 alignas(64) UChar all_access[kSecAlloc];
 ULong n_secondaries;
@@ -28,22 +29,38 @@ bool distinguished(const UChar* s) {
     return s == no_access || s == all_access;
 }
 
-UChar** slot_of(Addr a) {
+UChar* sec_at(ULong offset) {
+    return reinterpret_cast<UChar*>(reinterpret_cast<Addr>(no_access) + offset);
+}
+ULong offset_of(const UChar* sec) {
+    return reinterpret_cast<Addr>(sec) - reinterpret_cast<Addr>(no_access);
+}
+
+// The secondary of a's chunk, and (set_sec) a new one for it.
+UChar* sec_of(Addr a) {
     UWord chunk = a >> kAbitsChunkBits;
-    if (chunk < kPrimaryEntries) return &primary[chunk];
+    if (chunk < kPrimaryEntries) return sec_at(primary[chunk]);
+    auto* n = static_cast<AuxNode*>(VG_(HT_lookup)(aux, chunk));
+    return n ? n->sec : no_access;
+}
+void set_sec(Addr a, UChar* sec) {
+    UWord chunk = a >> kAbitsChunkBits;
+    if (chunk < kPrimaryEntries) {
+        primary[chunk] = offset_of(sec);
+        return;
+    }
     auto* n = static_cast<AuxNode*>(VG_(HT_lookup)(aux, chunk));
     if (!n) {
         n = static_cast<AuxNode*>(VG_(malloc)("mg.abits.aux", sizeof(AuxNode)));
         n->chunk = chunk;
-        n->sec = no_access;
         VG_(HT_add_node)(aux, n);
     }
-    return &n->sec;
+    n->sec = sec;
 }
 
 const UChar* sec_for_read(Addr a) {
     UWord chunk = a >> kAbitsChunkBits;
-    if (chunk < kPrimaryEntries) return primary[chunk];
+    if (chunk < kPrimaryEntries) return sec_at(primary[chunk]);
     auto* n = static_cast<AuxNode*>(VG_(HT_lookup)(aux, chunk));
     return n ? n->sec : no_access;
 }
@@ -51,24 +68,23 @@ const UChar* sec_for_read(Addr a) {
 // A secondary of the chunk of a that may be written, copied from the
 // distinguished one it shared.
 UChar* sec_for_write(Addr a) {
-    UChar** slot = slot_of(a);
-    if (distinguished(*slot)) {
-        auto* s = static_cast<UChar*>(VG_(malloc)("mg.abits.sec", kSecAlloc));
-        VG_(memcpy)(s, *slot, kAbitsSecBytes);
-        VG_(memset)(s + kAbitsSecBytes, 0xff, kAbitsSlack);
-        *slot = s;
-        ++n_secondaries;
-    }
-    return *slot;
+    UChar* cur = sec_of(a);
+    if (!distinguished(cur)) return cur;
+    auto* s = static_cast<UChar*>(VG_(malloc)("mg.abits.sec", kSecAlloc));
+    VG_(memcpy)(s, cur, kAbitsSecBytes);
+    VG_(memset)(s + kAbitsSecBytes, 0xff, kAbitsSlack);
+    set_sec(a, s);
+    ++n_secondaries;
+    return s;
 }
 
 void set_whole_chunk(Addr a, bool addressable) {
-    UChar** slot = slot_of(a);
-    if (!distinguished(*slot)) {
-        VG_(free)(*slot);
+    UChar* cur = sec_of(a);
+    if (!distinguished(cur)) {
+        VG_(free)(cur);
         --n_secondaries;
     }
-    *slot = addressable ? all_access : no_access;
+    set_sec(a, addressable ? all_access : no_access);
 }
 
 // Bits [from, to) of one chunk's bitmap, a 64-bit word at a time (a heap
@@ -97,8 +113,6 @@ void abits_init() {
     abits_on = true;
     VG_(memset)(no_access, 0xff, sizeof no_access);
     VG_(memset)(all_access + kAbitsSecBytes, 0xff, kAbitsSlack);
-    for (SizeT i = 0; i < kPrimaryEntries; ++i)
-        primary[i] = no_access;
     aux = VG_(HT_construct)("mg.abits.aux");
 }
 
@@ -146,10 +160,10 @@ bool abits_first_bad(Addr a, SizeT len, Addr* bad) {
 void abits_prefetch(Addr a) {
     UWord chunk = a >> kAbitsChunkBits;
     if (abits_on && chunk < kPrimaryEntries)
-        __builtin_prefetch(primary[chunk] + ((a & (kAbitsChunk - 1)) >> 3), 1);
+        __builtin_prefetch(sec_at(primary[chunk]) + ((a & (kAbitsChunk - 1)) >> 3), 1);
 }
 
-UChar* const* abits_primary() {
+const ULong* abits_primary() {
     return primary;
 }
 
@@ -164,11 +178,11 @@ ULong abits_secondaries() {
 void abits_release() {
     if (!abits_on) return;
     abits_on = false;
-    for (UChar*& sec : primary) {
-        if (!distinguished(sec)) VG_(free)(sec);
-        sec = nullptr;
+    for (ULong& offset : primary) {
+        if (!distinguished(sec_at(offset))) VG_(free)(sec_at(offset));
+        offset = 0;
     }
-    // The table's 16 MB were all written (every entry points somewhere).
+    // The pages of the chunks the client used.
     constexpr Addr kPage = 4096;
     Addr lo = (reinterpret_cast<Addr>(primary) + kPage - 1) & ~(kPage - 1);
     Addr hi = (reinterpret_cast<Addr>(primary + kPrimaryEntries)) & ~(kPage - 1);

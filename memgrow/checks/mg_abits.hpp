@@ -1,7 +1,7 @@
 // The A-bits: one addressable/not state per byte of the client's address
 // space (memcheck's A bits without its V bits), in a two-level map.
 //
-// A primary table of pointers, one per 64 KiB chunk of the low 128 GiB
+// A primary table of secondaries, one per 64 KiB chunk of the low 128 GiB
 // (where Valgrind places the client), points at a secondary bitmap of 8 KiB
 // (one bit per byte, set = not addressable). Chunks all one way share one of
 // two distinguished secondaries, so the map costs the 16 MiB table plus 1/8
@@ -31,8 +31,9 @@ void abits_make(Addr a, SizeT len, bool addressable);
 void abits_prefetch(Addr a);
 // The first byte of [a, a+len) that is not addressable, or false.
 bool abits_first_bad(Addr a, SizeT len, Addr* bad);
-// The primary table, for the inline check.
-UChar* const* abits_primary();
+// The primary table, for the inline check: each entry is its secondary's
+// offset from the not-addressable one (abits_distinguished(false)).
+const ULong* abits_primary();
 // The shared bitmap of chunks all addressable (true) or all not (false):
 // never written (the inline stack update checks it is not one of them).
 const UChar* abits_distinguished(bool addressable);

@@ -60,13 +60,16 @@ IRExpr* u8(UInt v) {
     return IRExpr_Const(IRConst_U8(static_cast<UChar>(v)));
 }
 
-// The bitmap of a's chunk: primary[(a >> 16) & mask] (a pointer).
+// The bitmap of a's chunk: the not-addressable secondary plus
+// primary[(a >> 16) & mask] (an offset from it).
 IRExpr* chunk_bitmap(IRSB* sb, IRExpr* a) {
     IRExpr* idx = binop(sb, Ity_I64, Iop_Shr64, a, u8(kAbitsChunkBits));
     idx = binop(sb, Ity_I64, Iop_And64, idx, c64((1ull << kAbitsPrimaryBits) - 1));
     IRExpr* slot = binop(sb, Ity_I64, Iop_Add64, c64(reinterpret_cast<ULong>(abits_primary())),
                          binop(sb, Ity_I64, Iop_Shl64, idx, u8(3)));
-    return tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    IRExpr* offset = tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, slot));
+    return binop(sb, Ity_I64, Iop_Add64, offset,
+                 c64(reinterpret_cast<ULong>(abits_distinguished(false))));
 }
 
 // bits = the bitmap bits of [addr, addr+n), from the chunk's secondary;
