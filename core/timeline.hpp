@@ -170,6 +170,13 @@ struct SparseSeries {
     bool is_dense; // dense_ holds the series
 
     const SiteSeries* dense() const { return is_dense ? dense_ : nullptr; }
+    // The first of two buckets' own numbers (0 while sparse with one): what a
+    // copy of a sparse series outside it needs (records/mg_sites.cpp).
+    i64 first_level() const { return is_dense ? 0 : first_.level; }
+    u64 first_added() const { return is_dense ? 0 : first_.added; }
+    void set_first(i64 level, u64 added) {
+        if (!is_dense) first_ = First{level, added};
+    }
     // Hands the dense series over (the tests free it; the tool never does).
     SiteSeries* release_dense() {
         SiteSeries* d = is_dense ? dense_ : nullptr;

@@ -119,6 +119,11 @@ void fini(Int /*exitcode*/) {
         ("memgrow: stack cache: %'llu hits, %'llu misses; %'llu hybrid stacks merged before; "
          "%'u sites\n",
          st.hits, st.misses, hybrid_memo_hits(), site_count());
+        SiteStoreStats ss = site_store_stats();
+        VG_(umsg)
+        ("memgrow: site records: %'llu ended, %'llu compacted, %'llu revived, %'u compact at "
+         "exit\n",
+         ss.candidates, ss.compacted, ss.revived, ss.compact_now);
         python_print_stats();
         if (clo.addressability) { // the map is released by now; its size stays
             VG_(umsg)

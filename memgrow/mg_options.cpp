@@ -98,7 +98,8 @@ static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes",
                                                "--top",
                                                "--quarantine-bytes",
                                                "--freelist-vol",
-                                               "--freelist-big-blocks"};
+                                               "--freelist-big-blocks",
+                                               "--site-compaction"};
 static const HChar* const kOtherValueOptions[] = {
     "--time-unit",        "--report-every",
     "--warmup",           "--leak-check",
@@ -241,6 +242,7 @@ Bool process_option(const HChar* arg) {
     } else if VG_BINT_CLO (arg, "--top", clo.top, 0, 100000) {
     } else if VG_BINT_CLO (arg, "--freelist-vol", clo.freelist_vol, 0, 1ull << 40) {
         clo.freelist_vol_given = true;
+    } else if VG_BINT_CLO (arg, "--site-compaction", clo.site_compaction, 0, 1u << 30) {
     } else if VG_BINT_CLO (arg, "--quarantine-bytes", clo.freelist_vol, 0, 1ull << 40) {
         clo.freelist_vol_given = true;
     } else if VG_BINT_CLO (arg, "--freelist-big-blocks", clo.freelist_big_blocks, 0, 1ull << 40) {
@@ -371,6 +373,8 @@ void print_usage() {
 void print_debug_usage() {
     VG_(printf)
     ("    --quarantine-bytes=<n>    the old name of --freelist-vol\n"
+     "    --site-compaction=<n>     sites that ended to gather before their records\n"
+     "                              are compacted; 0: never (tests) [65536]\n"
      "    --python-test-layout-mismatch=no|yes  read CPython frames one word off,\n"
      "                              as if its layout had changed (tests) [no]\n"
      "    --python-test-future-version=no|yes  take CPython 3.13+ for 3.99, a version\n"

@@ -61,6 +61,9 @@ struct Options {
     PythonFrames python = PythonFrames::hybrid;
     Bool python_test_layout_mismatch = False;
     Bool python_test_future_version = False; // read debug offsets as 3.99's
+    // Candidates (sites that ended) a compaction pass waits for; 0: none
+    // (records/mg_site_store.cpp).
+    UInt site_compaction = 1u << 16;
     // --python-malloc: the preload sets PYTHONMALLOC=malloc unless set
     Bool python_malloc = True;
     // --python-free-lists: memory revived from a free list is charged to the reviver

@@ -126,7 +126,7 @@ void pp_hybrid(ExeContext* where, const ErrorExtra* e) {
 // Memcheck's description of the address (m_addrinfo.c's words); a heap
 // block's allocation stack is its site's, with Python frames.
 void pp_address(Addr a, const ErrorExtra* e) {
-    if (e->ai.tag != Addr_Block || !e->block_site) {
+    if (e->ai.tag != Addr_Block || e->block_site == kNoSite) {
         VG_(pp_addrinfo_mc)(a, &e->ai, False);
         return;
     }
@@ -138,7 +138,7 @@ void pp_address(Addr a, const ErrorExtra* e) {
         VG_(umsg)(" Block was alloc'd at\n");
     }
     bool first = true;
-    for_each_frame(e->block_site, print_frame, &first);
+    for_each_frame(SiteView(e->block_site), print_frame, &first);
 }
 
 // --- callbacks of Valgrind's error manager ---
@@ -338,7 +338,7 @@ void report_class_errors(const Analysis& a) {
                     : c == SiteClass::plateau ? kPlateau
                                               : kErrorKinds;
         if (kind == kErrorKinds) continue;
-        ExeContext* where = site_exe_context(site_at(id));
+        ExeContext* where = site_exe_context(SiteView(id));
         ErrorExtra extra{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
         VG_(unique_error)
         (VG_(get_running_tid)(), kind, 0, nullptr, &extra, where ? where : VG_(null_ExeContext)(),
@@ -459,11 +459,11 @@ SizeT describe_redzone() {
     return VG_(clo_redzone_size) >= 0 ? static_cast<SizeT>(VG_(clo_redzone_size)) : 16;
 }
 
-const Site* described_site; // the block describe_address found, if any
+UInt described_site = kNoSite; // the block describe_address found, if any
 
 void block_info(AddrInfo* ai, BlockKind kind, Addr a, Addr start, SizeT size, const Site* site,
                 ExeContext* freed_at) {
-    described_site = site;
+    described_site = site ? site->id : kNoSite;
     ai->tag = Addr_Block;
     ai->Addr.Block.block_kind = kind;
     ai->Addr.Block.block_desc = "block";
@@ -524,7 +524,7 @@ void record_address(ThreadId tid, UInt kind, Addr addr, ErrorExtra& extra) {
             extra.words = copy;
             extra.n_words = n;
         }
-        described_site = nullptr;
+        described_site = kNoSite;
         describe_address(addr, &extra.ai);
         extra.block_site = described_site;
         if (extra.ai.tag == Addr_Block) {
@@ -572,7 +572,7 @@ void describe_address(Addr a, AddrInfo* ai) {
 
 void pp_describe_address(Addr a) {
     ErrorExtra e{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
-    described_site = nullptr;
+    described_site = kNoSite;
     describe_address(a, &e.ai);
     e.block_site = described_site;
     pp_address(a, &e);

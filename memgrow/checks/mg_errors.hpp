@@ -83,7 +83,9 @@ struct ErrorExtra {
     // stack with Python frames).
     const StackWord* words = nullptr;
     UInt n_words = 0;
-    const Site* block_site = nullptr;
+    // An id, not a Site*: the block's site may be compacted before the
+    // report (records/mg_site_store.hpp).
+    UInt block_site = kNoSite;
     UInt record = ~0u; // address errors: the ErrorRecord they count in
 };
 

@@ -54,7 +54,7 @@ void analyse(Analysis* a) {
         a->sites_in[k] = a->bytes_in[k] = 0;
     i64 scratch[kBuckets];
     for (UInt id = 0; id < a->n_sites; ++id) {
-        const Site* s = site_at(id);
+        SiteView s(id);
         const i64* marks = a->n_mark_buckets ? mark_levels(s, a->n_mark_buckets, scratch) : nullptr;
         i64 levels[kBuckets];
         Growth g = classify(s->clock.levels(levels, a->n_buckets), a->n_buckets, marks,
@@ -78,7 +78,7 @@ void analyse(Analysis* a) {
 static void apply_suppressions(Analysis* a) {
     if (!have_class_suppressions()) return;
     for (UInt id = 0; id < a->n_sites; ++id) {
-        const Site* s = site_at(id);
+        SiteView s(id);
         const HChar* leak = nullptr;
         if (a->leaks && id < a->leaks->n_sites) {
             const SiteLeak& l = a->leaks->site(id);

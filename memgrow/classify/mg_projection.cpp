@@ -121,7 +121,7 @@ Projection projection_of(const Analysis& a) {
     p.in.limit = limit_bytes;
     p.in.marks_per_h = clo.mark_rate_per_h;
     for (UInt id = 0; id < a.n_sites; ++id)
-        p.in.live += static_cast<ULong>(site_at(id)->clock.live);
+        p.in.live += static_cast<ULong>(SiteView(id)->clock.live);
     // Growth per mark where the program marks its steps, else per clock.
     for (int pass = 0; pass < 2; ++pass) {
         p.by_marks = pass == 0;
@@ -180,7 +180,7 @@ void projection_print(const Projection& p, const Analysis& a) {
     }
     if (p.top_site >= 0) {
         HChar title[256];
-        site_title(site_at(static_cast<UInt>(p.top_site)), title, sizeof title);
+        site_title(SiteView(static_cast<UInt>(p.top_site)), title, sizeof title);
         if (title[0]) {
             HChar pct[16];
             format_decimal(100 * projection_share(p, a, static_cast<UInt>(p.top_site)), 0, pct);

@@ -43,6 +43,7 @@ UChar align_code(SizeT orig_align, SizeT align) {
 // A custom allocator's block is the program's memory: memgrow neither
 // zeroes nor releases it.
 void release(const FreedBlock& f) {
+    site_may_be_done(f.site); // no quarantined block names it any more
     if (custom_kind(f.kind)) return;
     if (f.slab) return slab_free(f.addr, f.size);
     if (f.size > kZeroWhenAllocatedMax && zeroing())

@@ -64,7 +64,7 @@ void live_init() {
 ULong live_bytes_now() {
     ULong live = 0;
     for (UInt id = 0; id < site_count(); ++id) {
-        const Site* s = site_at(id);
+        SiteView s(id);
         if (s->space == Space::host) live += s->live_bytes_now;
     }
     return live;
@@ -82,7 +82,7 @@ Long growth_since(HChar* top, SizeT size, bool checkpoint) {
     Long best = 0;
     Int best_id = -1;
     for (UInt id = 0; id < site_count(); ++id) {
-        const Site* s = site_at(id);
+        SiteView s(id);
         if (s->space != Space::host) continue;
         Long d = static_cast<Long>(s->live_bytes_now) -
                  static_cast<Long>(id < checkpoint_sites ? checkpoint_bytes[id] : 0);
@@ -92,7 +92,7 @@ Long growth_since(HChar* top, SizeT size, bool checkpoint) {
         top[0] = 0;
         if (best_id >= 0) {
             HChar title[256];
-            site_title(site_at(static_cast<UInt>(best_id)), title, sizeof title);
+            site_title(SiteView(static_cast<UInt>(best_id)), title, sizeof title);
             VG_(snprintf)(top, size, "%s +%lld bytes", title[0] ? title : "???", best);
         }
     }
@@ -105,7 +105,7 @@ Long growth_since(HChar* top, SizeT size, bool checkpoint) {
                 static_cast<ULong*>(VG_(malloc)("mg.checkpoint", checkpoint_sites * sizeof(ULong)));
         }
         for (UInt id = 0; id < checkpoint_sites; ++id)
-            checkpoint_bytes[id] = id < site_count() ? site_at(id)->live_bytes_now : 0;
+            checkpoint_bytes[id] = id < site_count() ? SiteView(id)->live_bytes_now : 0;
         checkpoint_total = total;
     }
     return delta;

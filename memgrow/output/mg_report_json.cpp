@@ -270,7 +270,7 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
 }
 
 bool listed(UInt id, const Analysis& a) {
-    const Site* s = site_at(id);
+    SiteView s(id);
     return s->peak_bytes >= clo.json_stable_min_bytes || a.growth[id].cls != SiteClass::stable;
 }
 
@@ -309,7 +309,7 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
     }
     w.key("frames");
     w.begin_array();
-    for_each_frame(ps->stack, site_at(ps->first)->epoch, write_frame, &w);
+    for_each_frame(ps->stack, SiteView(ps->first)->epoch, write_frame, &w);
     w.end_array();
     // Its native sub-sites, by their "id" in "sites"; small stable ones that
     // "sites" leaves out (--json-stable-min-bytes) only counted.
@@ -503,7 +503,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     UInt n_listed = 0;
     quiet_growth = nullptr;
     for (UInt id = 0; id < a.n_sites; ++id) {
-        const Site* s = site_at(id);
+        SiteView s(id);
         bool keep = listed(id, a);
         n_listed += keep;
         if (keep && !quiet_growth && is_quiet(a.growth[id], a.growth_class[id]))
@@ -513,7 +513,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     UInt n_py = a.py ? a.py->n : 0;
     for (UInt k = 0; k < n_py; ++k) {
         const PySite* ps = a.py->sites[k];
-        stack_table_use(ps->stack, site_at(ps->first)->epoch);
+        stack_table_use(ps->stack, SiteView(ps->first)->epoch);
     }
     stack_table_number();
     // How many rows follow: a reader sizes its tables once.
@@ -526,7 +526,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     w.key("sites");
     w.begin_array();
     for (UInt id = 0; id < a.n_sites; ++id) {
-        const Site* s = site_at(id);
+        SiteView s(id);
         if (!listed(id, a)) {
             ++*omitted, *omitted_peak += s->peak_bytes, *omitted_live += s->live_bytes_now;
             continue;
@@ -615,10 +615,10 @@ void write_errors(JsonWriter& w) {
         } else {
             write_ec_frames(w, "frames", e.where);
         }
-        if (e.extra.block_site) {
+        if (e.extra.block_site != kNoSite) {
             w.key("alloc_frames");
             w.begin_array();
-            for_each_frame(e.extra.block_site, write_frame, &w);
+            for_each_frame(SiteView(e.extra.block_site), write_frame, &w);
             w.end_array();
         } else {
             write_ec_frames(w, "alloc_frames", e.extra.alloc_at);
@@ -689,7 +689,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
         w.key("sites");
         w.begin_array();
         for (UInt id = 0; id < a.n_sites; ++id) {
-            const Site* s = site_at(id);
+            SiteView s(id);
             if (!listed(id, a)) {
                 ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
                 continue;

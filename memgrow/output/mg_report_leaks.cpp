@@ -75,7 +75,7 @@ void print_record_head(const Record& r, UInt number, UInt of, bool deltas) {
      kind_phrase(r.kind), fresh, number, of);
     else VG_(umsg)("%'llu%s bytes in %'llu%s blocks are %s in %sloss record %u of %u\n", r.bytes,
                    d_bytes, r.blocks, d_blocks, kind_phrase(r.kind), fresh, number, of);
-    const Site* s = site_at(r.site);
+    SiteView s(r.site);
     bool first = true;
     for_each_frame(s, print_frame, &first);
     if (first) VG_(umsg)("   (no frames)\n");
@@ -83,7 +83,7 @@ void print_record_head(const Record& r, UInt number, UInt of, bool deltas) {
 
 void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool deltas) {
     print_record_head(r, number, of, deltas);
-    const Site* s = site_at(r.site);
+    SiteView s(r.site);
     if (r.site < a.n_sites) {
         const Growth& g = a.growth[r.site];
         HChar title[256];

@@ -13,8 +13,8 @@ namespace mg {
 namespace {
 
 Int by_live_desc(const void* x, const void* y) {
-    const Site* a = site_at(*static_cast<const UInt*>(x));
-    const Site* b = site_at(*static_cast<const UInt*>(y));
+    SiteView a(*static_cast<const UInt*>(x));
+    SiteView b(*static_cast<const UInt*>(y));
     if (a->clock.live != b->clock.live) return a->clock.live < b->clock.live ? 1 : -1;
     return a->id < b->id ? -1 : a->id > b->id ? 1 : 0;
 }
@@ -133,18 +133,18 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
      rate, unit_name(clo.time_unit, false));
     print_evidence(g);
     bool first = true;
-    for_each_frame(ps->stack, site_at(ps->first)->epoch, print_frame, &first);
+    for_each_frame(ps->stack, SiteView(ps->first)->epoch, print_frame, &first);
     UInt* subs = static_cast<UInt*>(VG_(malloc)("mg.log.sub", (ps->n_members + 1) * sizeof(UInt)));
     UInt n = 0;
     for (UInt id = ps->first; id != kNoPySite; id = a.py->next[id])
         subs[n++] = id;
     VG_(ssort)(subs, n, sizeof(UInt), sub_by_live_desc);
     UInt shown = 0;
-    while (shown < n && shown < 3 && site_at(subs[shown])->clock.live > 0)
+    while (shown < n && shown < 3 && SiteView(subs[shown])->clock.live > 0)
         ++shown;
     VG_(umsg)(" native sub-sites: %u%s\n", n, shown ? ", the largest:" : "");
     for (UInt i = 0; i < shown; ++i) {
-        const Site* s = site_at(subs[i]);
+        SiteView s(subs[i]);
         VG_(umsg)
         ("   %s %'llu bytes in %'llu blocks: ", class_name(a.growth[s->id].cls),
          static_cast<ULong>(s->clock.live), static_cast<ULong>(s->live_blocks));
@@ -203,7 +203,7 @@ void print_totals(const Analysis& a) {
                                                   : "when the process ended";
     ULong live = 0, blocks = 0, now = 0;
     for (UInt id = 0; id < a.n_sites; ++id) {
-        const Site* s = site_at(id);
+        SiteView s(id);
         live += static_cast<ULong>(s->clock.live);
         blocks += s->live_blocks;
         now += s->live_bytes_now;
@@ -250,7 +250,7 @@ void print_summary(const Analysis& a) {
         for (UInt id = 0; id < a.n_sites; ++id)
             of += a.growth[id].cls == c && !(a.py && a.py->of_site[id] != kNoPySite);
         for (UInt i = 0; i < a.n_sites && rank < static_cast<ULong>(clo.top); ++i) {
-            const Site* s = site_at(order[i]);
+            SiteView s(order[i]);
             if (a.growth[s->id].cls != c) continue;
             if (a.py && a.py->of_site[s->id] != kNoPySite) continue;
             if (a.class_suppressed_by(s->id)) continue;

@@ -37,7 +37,7 @@ void python_sites_build(Analysis* a, const ClassifyParams& p) {
     BasicInternTable<u32, false> keys(keys_alloc, keys_free);
     UInt* last = nullptr; // by Python site id: its last sub-site so far
     for (UInt id = 0; id < n; ++id) {
-        const Site* s = site_at(id);
+        SiteView s(id);
         const UInt nw = python_words(s, words);
         if (!nw) continue;
         if (!py) {

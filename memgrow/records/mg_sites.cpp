@@ -21,12 +21,6 @@ const HChar* space_name(Space s) {
 
 namespace {
 
-// Site records in chunks that never move (a Site* stays valid), without the
-// allocator's header and red zones for each; indexed by id.
-constexpr UInt kChunkBits = 13, kChunk = 1u << kChunkBits;
-Site** chunks;
-UInt n_sites, n_chunk_slots;
-
 u32 site_key(Space space, UInt device) {
     return static_cast<u32>(space) << 8 | device;
 }
@@ -37,17 +31,20 @@ u32 site_key(Space space, UInt device) {
 // site (12 MB for the 1.46 million sites of `import torch`).
 class SiteIndex {
   public:
-    // The site of the key, else null; remembers where a new one goes.
-    Site* find(UInt stack, u32 key) {
+    static constexpr UInt kFree = ~0u;
+
+    // The id of the key's site, else kFree; remembers where a new one goes.
+    UInt find(UInt stack, u32 key) {
         if (n_ + 1 > slots_ / 4 * 3) grow();
         for (UWord i = home(stack, key, slots_);; i = next(i)) {
             UInt id = ids_[i];
             if (id == kFree) {
                 free_slot_ = i;
-                return nullptr;
+                return kFree;
             }
-            Site* s = site_at(id);
-            if (s->stack == stack && site_key(s->space, s->device) == key) return s;
+            UInt its_stack, its_key;
+            site_key_of(id, &its_stack, &its_key);
+            if (its_stack == stack && its_key == key) return id;
         }
     }
     // Adds the site find() did not find, at the slot it found free.
@@ -63,8 +60,6 @@ class SiteIndex {
     }
 
   private:
-    static constexpr UInt kFree = ~0u;
-
     static UWord home(UInt stack, u32 key, UWord slots) {
         ULong h = (stack * 0x9e3779b97f4a7c15ull) ^ (key + 0x632be59bd9b4e019ull);
         h ^= h >> 29;
@@ -75,6 +70,7 @@ class SiteIndex {
     // Twice the slots; after reset, enough for the sites there are and a
     // quarter more.
     void grow() {
+        UInt n_sites = site_count();
         UWord want = slots_ ? slots_ * 2 : (static_cast<UWord>(n_sites) * 5 / 4 + 1) * 4 / 3 + 1024;
         auto* ids = static_cast<UInt*>(VG_(malloc)("mg.sites.index", want * sizeof(UInt)));
         for (UWord i = 0; i < want; ++i)
@@ -82,8 +78,9 @@ class SiteIndex {
         // Every site is in the index, those it held and (after a reset)
         // the others: ids are dense.
         for (UInt id = 0; id < n_sites; ++id) {
-            const Site* s = site_at(id);
-            UWord i = home(s->stack, site_key(s->space, s->device), want);
+            UInt stack, key;
+            site_key_of(id, &stack, &key);
+            UWord i = home(stack, key, want);
             while (ids[i] != kFree)
                 i = i + 1 == want ? 0 : i + 1;
             ids[i] = id;
@@ -99,17 +96,7 @@ class SiteIndex {
 __constinit SiteIndex index;
 
 Site* new_site(UInt stack, UInt n, Space space, UInt device) {
-    UInt c = n_sites >> kChunkBits;
-    if ((n_sites & (kChunk - 1)) == 0) {
-        if (c == n_chunk_slots) {
-            n_chunk_slots = n_chunk_slots ? n_chunk_slots * 2 : 64;
-            chunks = static_cast<Site**>(
-                VG_(realloc)("mg.sites.chunks", chunks, n_chunk_slots * sizeof(Site*)));
-        }
-        chunks[c] = static_cast<Site*>(VG_(calloc)("mg.site", kChunk, sizeof(Site)));
-    }
-    Site* s = &chunks[c][n_sites & (kChunk - 1)];
-    s->id = n_sites++;
+    Site* s = site_store_new();
     s->stack = stack;
     s->n_frames = static_cast<UShort>(n);
     s->space = space;
@@ -217,7 +204,8 @@ UInt merge_python(const CapturedStack& stack, UWord eval_mask, const PythonStack
 
 Site* intern(Space space, UInt device, const StackWord* w, UInt n) {
     UInt stack = stack_tree_intern(w, n);
-    if (Site* s = index.find(stack, site_key(space, device))) return s;
+    UInt id = index.find(stack, site_key(space, device));
+    if (id != SiteIndex::kFree) return site_at(id); // revived if compact
     Site* s = new_site(stack, n, space, device);
     index.add_found(s);
     return s;
@@ -292,6 +280,13 @@ __constinit HybridMemo memo;
 } // namespace
 
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device, StackPurpose purpose) {
+    if (sites_compact_if_due()) {
+        // Compacted sites' records are reused: no cached stack or merge may
+        // still name one.
+        memo.clear();
+        stack_cache_clear(StackPurpose::allocation);
+        stack_cache_clear(StackPurpose::revival);
+    }
     UInt depth = static_cast<UInt>(clo.depth);
     StackWord w[kMaxSiteFrames];
     if (preload_hi == 0 && preload_searches++ < 16) {
@@ -342,14 +337,8 @@ ULong hybrid_memo_hits() {
     return memo.hits();
 }
 
-UInt site_count() {
-    return n_sites;
-}
 void sites_drop_index() {
     index.reset();
-}
-Site* site_at(UInt id) {
-    return &chunks[id >> kChunkBits][id & (kChunk - 1)];
 }
 
 UInt site_frames(const Site* s, StackWord* out, UInt max) {

@@ -56,12 +56,12 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device,
 // preload's frames kept (an error inside a replaced strlen shows it), into
 // w; 0 when no interpreter runs (the native stack is the whole story).
 UInt current_hybrid_stack(ThreadId tid, StackWord* w, UInt max);
-UInt site_count();
 // Frees the index that finds a stack's site (the sites stay, and the keys
 // are theirs): the last report needs none. A later lookup rebuilds it.
 void sites_drop_index();
 // Hybrid stacks found merged already (the memo in mg_sites.cpp).
 ULong hybrid_memo_hits();
-Site* site_at(UInt id);
 
 } // namespace mg
+
+#include "records/mg_site_store.hpp" // site_at, site_count, SiteView

@@ -131,6 +131,7 @@ void timeline_recharge(Site* from, Site* to, SizeT bytes) {
     to->live_blocks++;
     to->allocated_blocks++;
     if (static_cast<ULong>(to->clock.live) > to->peak_bytes) to->peak_bytes = to->clock.live;
+    site_may_be_done(from);
 }
 
 void timeline_mark(const HChar* label) {
@@ -182,11 +183,10 @@ void timeline_device_startup(bool begin) {
     tl.startup_units += now - tl.startup_began_at;
     if (!folds_on_request() || tl.warmup_announced || tl.n_marks) return;
     if (tl.startup_units == 0 || tl.startup_units * 2 < since_fold) return;
-    if (VG_(clo_verbosity) > 1)
-        VG_(umsg)
-        ("memgrow: the CUDA driver's start-up took %'llu of the run clock's %'llu; "
-         "the warm-up ends after it\n",
-         tl.startup_units, now);
+    if (VG_(clo_verbosity) > 1) VG_(umsg)
+    ("memgrow: the CUDA driver's start-up took %'llu of the run clock's %'llu; "
+     "the warm-up ends after it\n",
+     tl.startup_units, now);
     fold_run_clock(now);
     tl.startup_folded_at = now;
 }
@@ -205,8 +205,8 @@ void timeline_sync_all() {
     for (UInt i = 0; i < kSpaces; ++i)
         tl.totals[i].sync(tl.run);
     for (UInt id = 0; id < site_count(); ++id) {
-        Site* s = site_at(id);
-        s->clock.sync(tl.run);
+        // A compact site is synced when it is read (SiteView).
+        if (Site* s = site_if_full(id)) s->clock.sync(tl.run);
         if (id < mark_series_cap && mark_series[id]) mark_series[id]->sync(tl.marks);
     }
 }

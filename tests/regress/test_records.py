@@ -1,6 +1,7 @@
 """Records: every malloc-family entry point, device spaces through client
 requests, mid-run reports, and bounded tool memory."""
 import os
+import re
 import sys
 import unittest
 
@@ -113,6 +114,46 @@ class Records(TestCase):
         self.assertEqual(len(short["sites"]), len(long["sites"]))
         self.assertLessEqual(len(long["buckets"]), 64)
         self.assertGreater(long["bucket_width"], short["bucket_width"])
+
+    def test_ended_sites_get_compact_records_and_nothing_tells(self):
+        # 512 sites allocate one block and free it, and a use after free
+        # names one more such site; once their blocks leave the quarantine
+        # (every 16 of them here, 64 Ki by default) their records are
+        # compacted. Then half of them allocate again (revived), and a sixth
+        # of those lose their block. Report and log must be the same as
+        # without compaction.
+        prog = [program("one_shot_sites")]
+        opts = ["-v", "--freelist-vol=100000"]
+        plain = run(prog, options=opts + ["--site-compaction=0"])
+        packed = run(prog, options=opts + ["--site-compaction=16"])
+        for r in (plain, packed):
+            self.assertIn("definitely lost: 2,040 bytes in 85 blocks", r.log)
+        counts = re.search(r"site records: ([\d,]+) ended, ([\d,]+) compacted, ([\d,]+) "
+                           r"revived, ([\d,]+) compact at exit", packed.log)
+        self.assertIsNotNone(counts, packed.log[-2000:])
+        self.assertEqual([int(c.replace(",", "")) for c in counts.groups()], [513, 513, 256, 257])
+        self.assertIn("site records: 0 ended, 0 compacted", plain.log)
+
+        def without_pid(rep):
+            return {k: v for k, v in rep.items() if k != "pid"}
+        self.assertEqual(without_pid(plain.report), without_pid(packed.report))
+
+        def messages(log):
+            return [re.sub(r"^==\d+== ", "", line) for line in log.splitlines()
+                    if line.startswith("==") and
+                    not re.search(r"site records|vgdb|stack cache|written to", line)]
+        self.assertEqual(messages(plain.log), messages(packed.log))
+        # The use after free: its block's site is still compact at exit, and
+        # the error names its allocation line.
+        src = "tests/regress/one_shot_sites.c"
+        err = packed.report["errors"][0]
+        self.assertEqual((os.path.basename(err["alloc_frames"][0]["file"]),
+                          err["alloc_frames"][0]["line"]),
+                         ("one_shot_sites.c", source_line(src, "UAF_ALLOC_HERE")))
+        ended = sites_at(packed.report, file="one_shot_sites.c",
+                         line=source_line(src, "ONE_SHOT_HERE"))
+        self.assertEqual(len(ended), 512)
+        self.assertEqual(sum(s["allocated_blocks"] for s in ended), 512 + 256)
 
 
 if __name__ == "__main__":
