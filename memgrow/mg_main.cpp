@@ -28,7 +28,7 @@ namespace {
 // The translation sectors: unset until the options are read (a
 // --num-transtab-sectors given replaces it), then memgrow's default.
 constexpr UInt kSectorsUnset = 0;
-constexpr UInt kCheckedSectors = 4;
+constexpr UInt kCheckedSectors = 3;
 UInt core_sectors;
 
 void post_clo_init() {
@@ -45,9 +45,10 @@ void post_clo_init() {
     // With the checks a sector is 33 MB of code and 6 MB of table, and a
     // big program fills many: `import torch` made 159 MB of translations
     // in 7 sectors (Valgrind keeps 32), most of them run once at import.
-    // memgrow keeps 4, recycling the oldest as memcheck would after 32:
-    // 70 MB less at the peak, 10% more translations, no measurable time on
-    // the benchmarks (docs/design.md). --num-transtab-sectors still wins.
+    // memgrow keeps 3, recycling the oldest as memcheck would after 32:
+    // 100 MB less at the peak, 12% more translations, 1 to 3% more time on
+    // it and none on the benchmarks, whose hot code is a fraction of one
+    // sector (docs/design.md). --num-transtab-sectors still wins.
     if (VG_(clo_num_transtab_sectors) == kSectorsUnset)
         VG_(clo_num_transtab_sectors) = clo.addressability ? kCheckedSectors : core_sectors;
     // Without the checks nothing reads the guest's IP or frame pointer in

@@ -25,7 +25,7 @@ static NOINLINE void* path(unsigned bits, int level, unsigned long size) {
         p = path(bits >> 1, level - 1, size); /* LEFT_HERE */
     else
         p = path(bits >> 1, level - 1, size); /* RIGHT_HERE */
-    __asm__ volatile("" ::: "memory"); /* not a tail call */
+    __asm__ volatile("" ::: "memory");        /* not a tail call */
     return p;
 }
 
@@ -34,11 +34,11 @@ static NOINLINE void* uaf_block(void) {
 }
 
 /* Every path allocates a block and frees it; with keep_every, only the
-   even paths allocate, and every so many of them keep the block. Both phases come through the same call,
-   so the second allocates from the first one's stacks. */
+   even paths allocate, and every so many of them keep the block. Both phases come through the same
+   call, so the second allocates from the first one's stacks. */
 static NOINLINE void phase(unsigned keep_every) {
     for (unsigned b = 0; b < PATHS; b++) {
-        if (keep_every && (b & 1)) continue; /* odd paths stay ended */
+        if (keep_every && (b & 1)) continue;        /* odd paths stay ended */
         void* p = path(b, LEVELS, b & 1 ? 48 : 24); /* PHASE_HERE */
         if (keep_every && b % keep_every == 0)
             kept[b] = p;
