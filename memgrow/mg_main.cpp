@@ -113,7 +113,7 @@ void fini(Int /*exitcode*/) {
     timeline_teardown(0);
     ReportHow how;
     how.summary = how.at_exit = how.last = true;
-    report_now(clo.json_file, how);
+    if (!report_now(clo.json_file, how)) report_lost_report();
     if (VG_(clo_verbosity) > 1) {
         StackCacheStats st = stack_cache_stats();
         VG_(umsg)

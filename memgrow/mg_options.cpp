@@ -1,6 +1,7 @@
 #include "mg_options.hpp"
 #include "core/classify.hpp"
 #include "core/reachability.hpp"
+#include "output/mg_report_file.hpp"
 
 namespace mg {
 
@@ -91,15 +92,11 @@ static Bool parse_warmup(const HChar* arg, const HChar* val) {
 // Valgrind's integer macros read an empty value as 0 and let a long one
 // wrap around; its set parser reads an empty value as "none". Every memgrow
 // option is checked for both before its own parser runs.
-static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes",
-                                               "--json-format",
-                                               "--depth",
-                                               "--mark-warmup",
-                                               "--top",
-                                               "--quarantine-bytes",
-                                               "--freelist-vol",
-                                               "--freelist-big-blocks",
-                                               "--site-compaction"};
+static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes", "--json-format",
+                                               "--lost-report-exitcode",  "--depth",
+                                               "--mark-warmup",           "--top",
+                                               "--quarantine-bytes",      "--freelist-vol",
+                                               "--freelist-big-blocks",   "--site-compaction"};
 static const HChar* const kOtherValueOptions[] = {
     "--time-unit",        "--report-every",
     "--warmup",           "--leak-check",
@@ -230,6 +227,7 @@ Bool process_option(const HChar* arg) {
     } else if VG_BINT_CLO (arg, "--json-stable-min-bytes", clo.json_stable_min_bytes, 0,
                            1ull << 50) {
     } else if VG_BINT_CLO (arg, "--json-format", clo.json_format, 1, 2) {
+    } else if VG_BINT_CLO (arg, "--lost-report-exitcode", clo.lost_report_exitcode, 0, 255) {
     } else if VG_STR_CLO (arg, "--time-unit", str) {
         static const HChar* const units[] = {"B", "i", "ms"}; // TimeUnit's order
         return parse_word(arg, str, units, &clo.time_unit, "the time unit must be B, i or ms");
@@ -303,6 +301,8 @@ void print_usage() {
      "                              counted in the report, not listed [0: list all]\n"
      "    --json-format=1|2         report format: 2 interns frames and stacks and\n"
      "                              stores series sparsely, 1 is the older layout [2]\n"
+     "    --lost-report-exitcode=<n>  exit code when the final report could not be\n"
+     "                              written (the log says why) [1; 0: the program's]\n"
      "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
      "                              guest instructions, or milliseconds [B]\n"
      "    --depth=<n>               frames (native and Python) per allocation stack [32]\n"
@@ -384,26 +384,13 @@ void print_debug_usage() {
 // An output file that cannot be written must fail now, not after hours of
 // run time. Creating and removing it tests the directory and permissions.
 // Returns whether the file existed.
-static bool check_writable(const HChar* option, const HChar* pattern) {
-    HChar* name = VG_(expand_file_name)(option, pattern);
-    struct vg_stat st;
-    Bool existed = !sr_isError(VG_(stat)(name, &st));
-    SysRes r = VG_(open)(name, VKI_O_WRONLY | VKI_O_CREAT, 0666);
-    if (sr_isError(r)) {
-        // After option parsing fmsg_bad_option no longer exits by itself.
-        VG_(fmsg_bad_option)(option, "cannot write '%s' (%s)\n", name, VG_(strerror)(sr_Err(r)));
-        VG_(exit)(1);
-    }
-    VG_(close)(sr_Res(r));
-    if (!existed) VG_(unlink)(name);
-    VG_(free)(name);
-    return existed;
-}
-
 void check_options() {
     if (!clo.freelist_vol_given)
         clo.freelist_vol = clo.addressability ? kFreelistVolChecked : kFreelistVolHunt;
-    json_file_existed_at_start = check_writable("--json-file", clo.json_file);
+    report_file_init();
+    HChar* name = VG_(expand_file_name)("--json-file", clo.json_file);
+    json_file_existed_at_start = report_path_check("--json-file", name);
+    VG_(free)(name);
 }
 
 } // namespace mg

@@ -28,6 +28,8 @@ constexpr ULong kFreelistVolHunt = 262144;
 
 struct Options {
     const HChar* json_file = "memgrow.out.%p.json";
+    // The exit code of a run whose final report was lost (0: the client's).
+    Int lost_report_exitcode = 1;
     TimeUnit time_unit = TimeUnit::bytes;
     Int depth = 32;            // native frames kept per allocation stack
     UInt warmup_percent = 5;   // warm-up as a share of the clock ...

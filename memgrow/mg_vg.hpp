@@ -58,6 +58,9 @@ extern "C" Bool VG_(clo_trace_children);
 // How many sectors of translations the core keeps (--num-transtab-sectors),
 // read when the translation cache is made, after post_clo_init.
 extern "C" UInt VG_(clo_num_transtab_sectors);
+// The exit code when errors were found (--error-exitcode): a lost report
+// sets it (--lost-report-exitcode).
+extern "C" Int VG_(clo_error_exitcode);
 extern "C" Int VG_(access)(const HChar* path, Bool irusr, Bool iwusr, Bool ixusr);
 
 #include "mg_vg_compat.hpp"

@@ -71,25 +71,12 @@ struct KeyScan {
     template <class E> bool parse_error(std::size_t, const std::string&, const E& e) { throw e; }
 };
 
-// Where the expanded report goes: standard output, or a temporary file
-// renamed to OUT once complete.
+// Where the expanded report goes: standard output, or OUT (written as
+// report/write_file.hpp says), in chunks.
 class Out {
   public:
-    explicit Out(std::string path) : path_(std::move(path)) {
-        if (path_.empty()) {
-            f_ = stdout;
-        } else {
-            tmp_ = path_ + ".tmp." + std::to_string(getpid());
-            f_ = std::fopen(tmp_.c_str(), "wb");
-            if (!f_) fail();
-        }
+    explicit Out(const std::string& path) : file_(path.empty() ? "-" : path) {
         buffer_.reserve(kFlush + (1 << 16));
-    }
-    ~Out() {
-        if (f_ && f_ != stdout) {
-            std::fclose(f_);
-            std::remove(tmp_.c_str());
-        }
     }
     void put(const std::string& s) {
         buffer_ += s;
@@ -98,32 +85,17 @@ class Out {
     void put(char c) { buffer_ += c; }
     void finish() {
         flush();
-        if (std::fflush(f_) != 0) fail();
-        if (f_ == stdout) return;
-        bool bad = std::fclose(f_) != 0;
-        f_ = nullptr;
-        if (bad || std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-            int err = errno;
-            std::remove(tmp_.c_str());
-            errno = err;
-            fail();
-        }
+        file_.commit();
     }
 
   private:
     static constexpr std::size_t kFlush = 1 << 20;
     void flush() {
-        if (!buffer_.empty() &&
-            std::fwrite(buffer_.data(), 1, buffer_.size(), f_) != buffer_.size())
-            fail();
+        file_.write(buffer_);
         buffer_.clear();
     }
-    [[noreturn]] void fail() {
-        throw std::runtime_error("cannot write " + (path_.empty() ? "standard output" : path_) +
-                                 ": " + std::strerror(errno));
-    }
-    std::string path_, tmp_, buffer_;
-    std::FILE* f_ = nullptr;
+    OutputFile file_;
+    std::string buffer_;
 };
 
 // The second pass, as SAX events: top-level values are built one at a time

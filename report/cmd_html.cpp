@@ -3,14 +3,11 @@
 #include "report/commands.hpp"
 #include "report/html.hpp"
 #include "report/load.hpp"
+#include "report/write_file.hpp"
 
-#include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 namespace mg::report {
@@ -22,29 +19,6 @@ struct HtmlArgs {
     std::string output;
     HtmlOptions options;
 };
-
-// Writes through a temporary name and renames, so that a browser never shows
-// half a page.
-void write_file(const std::string& path, const std::string& text) {
-    if (path == "-") {
-        std::cout << text;
-        return;
-    }
-    std::string tmp = path + ".tmp." + std::to_string(getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            std::remove(tmp.c_str());
-            throw std::runtime_error("cannot write " + path);
-        }
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        throw std::runtime_error("cannot write " + path);
-    }
-}
 
 int run_html(const HtmlArgs& a) {
     std::vector<Report> reports;

@@ -5,6 +5,7 @@
 #include "report/diff.hpp"
 #include "report/load.hpp"
 #include "report/show.hpp"
+#include "report/write_file.hpp"
 
 #include <cstdio>
 #include <filesystem>
@@ -24,25 +25,20 @@ int fail_usage(const std::string& message) {
     return kBadInput;
 }
 
-// Replaces `target` by a copy of `source` through a temporary name, so that a
-// reader (or a crash) never sees half a baseline.
+// Replaces `target` by a copy of `source` (report/write_file.hpp: a reader,
+// or a crash, never sees half a baseline).
 void write_baseline(const std::string& source, const std::string& target) {
     // A first baseline goes into a directory a CI cache will keep: make it.
     std::filesystem::path dir = std::filesystem::path(target).parent_path();
     std::error_code ec;
     if (!dir.empty()) std::filesystem::create_directories(dir, ec);
-    std::string tmp = target + ".tmp." + std::to_string(getpid());
-    {
-        std::ifstream in(source, std::ios::binary);
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        out << in.rdbuf();
-        out.flush();
-        if (!in || !out) {
-            std::remove(tmp.c_str());
-            throw std::runtime_error("cannot write the baseline " + target);
-        }
-    }
-    std::filesystem::rename(tmp, target);
+    std::ifstream in(source, std::ios::binary);
+    OutputFile out(target);
+    std::vector<char> chunk(1 << 20);
+    while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+        out.write(std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())));
+    if (in.bad()) throw std::runtime_error("cannot read " + source);
+    out.commit();
 }
 
 int run_show(const std::vector<std::string>& files, const ShowOptions& o) {

@@ -35,7 +35,8 @@ const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
                                               "Addr",
                                               "Param",
                                               "User",
-                                              "InvalidMemPool"};
+                                              "InvalidMemPool",
+                                              "ReportNotWritten"};
 
 bool is_class_kind(UInt k) {
     return k >= kLeaked && k <= kPlateau;
@@ -248,7 +249,7 @@ UInt update_extra(const Error*) {
 }
 
 Bool recognised_suppression(const HChar* name, Supp* su) {
-    for (UInt k = 0; k < kErrorKinds; ++k) {
+    for (UInt k = 0; k < kReportNotWritten; ++k) {
         if (VG_STREQ(name, kKindNames[k])) {
             VG_(set_supp_kind)(su, static_cast<SuppKind>(k));
             return True;
@@ -344,6 +345,17 @@ void report_class_errors(const Analysis& a) {
         (VG_(get_running_tid)(), kind, 0, nullptr, &extra, where ? where : VG_(null_ExeContext)(),
          False /*print*/, False /*allow_db_attach*/, True /*count*/);
     }
+}
+
+void report_lost_report() {
+    if (!clo.lost_report_exitcode) return;
+    // The core exits with --error-exitcode when errors were counted: one
+    // counted error, and that code unless the user gave one.
+    if (VG_(clo_error_exitcode) == 0) VG_(clo_error_exitcode) = clo.lost_report_exitcode;
+    ErrorExtra extra{FreeCall::free, AllocKind::malloc, 0, nullptr, nullptr};
+    VG_(unique_error)
+    (VG_(get_running_tid)(), kReportNotWritten, 0, nullptr, &extra, VG_(null_ExeContext)(),
+     False /*print*/, False /*allow_db_attach*/, True /*count*/);
 }
 
 void report_double_free(ThreadId tid, Addr addr, FreeCall call, const FreedBlock& f) {
@@ -674,6 +686,9 @@ void error_headline(UInt kind, Addr a, const ErrorExtra& e, HChar* buf, SizeT n)
         break;
     case kUser:
         VG_(snprintf)(buf, n, "Unaddressable byte(s) found during client check request");
+        break;
+    case kReportNotWritten:
+        VG_(snprintf)(buf, n, "The JSON report could not be written");
         break;
     default:
         if (is_address_kind(kind)) VG_(snprintf)

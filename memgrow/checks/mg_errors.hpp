@@ -46,6 +46,9 @@ enum ErrorKind : UInt {
     kUser, // memcheck.h's CHECK_MEM_IS_ADDRESSABLE found a bad byte
     // A mempool request naming no pool (valgrind.h; memcheck's kind).
     kInvalidMemPool,
+    // The final JSON report could not be written (--lost-report-exitcode):
+    // counted, never printed (the log said why), not suppressible.
+    kReportNotWritten,
     kErrorKinds
 };
 const HChar* error_kind_name(UInt kind);
@@ -112,6 +115,9 @@ void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access,
 // Counts the sites whose class --errors-for names (and no suppression
 // silences) as errors, for --error-exitcode.
 void report_class_errors(const Analysis& a);
+// The final report was lost: one counted error, and the run's exit code
+// (--lost-report-exitcode) unless --error-exitcode gave one.
+void report_lost_report();
 
 // The stack of a site as an ExeContext (native frames), for error messages.
 ExeContext* site_exe_context(const Site* s);

@@ -11,6 +11,7 @@
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
 #include "output/mg_report.hpp"
+#include "output/mg_report_file.hpp"
 #include "records/mg_stack_tree.hpp"
 #include "records/mg_timeline.hpp"
 #include "scan/mg_leak.hpp"
@@ -398,7 +399,7 @@ bool monitor_command(const HChar* command) {
             VG_(gdb_printf)("memgrow: report written to %s\n", path);
             VG_(free)(path);
         } else {
-            VG_(gdb_printf)("memgrow: the report could not be written (see the log)\n");
+            VG_(gdb_printf)("%s\n", report_file_last_failure());
         }
         return true;
     }

@@ -7,8 +7,9 @@
 
 namespace mg {
 
-// Writes the report atomically (a temporary file renamed into place).
-// Returns false, after saying why in the log, when it cannot be written.
+// Writes the report (mg_report_file.hpp: a regular file atomically, a
+// device, FIFO or socket through). Returns false, after saying why in the
+// log, when it cannot be written.
 bool write_json_report(const HChar* path, const Analysis& a);
 
 void print_summary(const Analysis& a);

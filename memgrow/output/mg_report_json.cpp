@@ -3,6 +3,7 @@
 #include "mg_options.hpp"
 #include "classify/mg_projection.hpp"
 #include "output/mg_report.hpp"
+#include "output/mg_report_file.hpp"
 #include "records/mg_symbols.hpp"
 #include "output/mg_stack_table.hpp"
 #include "records/mg_timeline.hpp"
@@ -15,15 +16,17 @@ namespace {
 
 struct FileSink {
     Int fd;
-    bool failed;
+    Int error; // the errno of the first failed write, 0 while none
 };
 
 void write_to_fd(void* ctx, const char* data, usize len) {
     auto* f = static_cast<FileSink*>(ctx);
-    while (len && !f->failed) {
+    while (len && !f->error) {
         Int n = VG_(write)(f->fd, data, static_cast<Int>(len > (1u << 20) ? (1u << 20) : len));
-        if (n <= 0)
-            f->failed = true;
+        if (n < 0)
+            f->error = -n;
+        else if (n == 0)
+            f->error = VKI_EIO;
         else
             data += n, len -= static_cast<usize>(n);
     }
@@ -721,33 +724,20 @@ void write_report(JsonWriter& w, const Analysis& a) {
 } // namespace
 
 bool write_json_report(const HChar* path, const Analysis& a) {
-    HChar* tmp = static_cast<HChar*>(VG_(malloc)("mg.json.tmp", VG_(strlen)(path) + 32));
-    VG_(sprintf)(tmp, "%s.tmp.%d", path, VG_(getpid)());
-    SysRes r = VG_(open)(tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0666);
-    bool ok = !sr_isError(r);
-    if (!ok) {
-        VG_(umsg)("memgrow: cannot write the report '%s': %s\n", tmp, VG_(strerror)(sr_Err(r)));
-    } else {
-        FileSink sink{static_cast<Int>(sr_Res(r)), false};
-        {
-            JsonWriter w(write_to_fd, &sink);
-            write_report(w, a);
-        }
-        VG_(close)(sink.fd);
-        ok = !sink.failed && VG_(rename)(tmp, path) == 0;
-        if (!ok) {
-            VG_(umsg)("memgrow: writing the report '%s' failed\n", path);
-            VG_(unlink)(tmp);
-        }
+    ReportFile f;
+    if (!report_file_open(path, &f)) return false;
+    FileSink sink{f.fd, 0};
+    {
+        JsonWriter w(write_to_fd, &sink);
+        write_report(w, a);
     }
-    VG_(free)(tmp);
-    return ok;
+    return report_file_finish(path, &f, sink.error);
 }
 
 HChar* report_file_name(const HChar* pattern, bool forked_child) {
     static bool wrote_default; // the --json-file name is ours once written
     HChar* name = VG_(expand_file_name)("--json-file", pattern);
-    if (VG_(strstr)(pattern, "%p")) return name;
+    if (VG_(strstr)(pattern, "%p") || report_path_written_through(name)) return name;
     // Without %p, processes of one run share the name: a forked child, or a
     // program run by --trace-children that wrote it first. Then the pid
     // goes into the name.
