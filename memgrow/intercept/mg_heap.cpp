@@ -4,6 +4,7 @@
 #include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_client_slabs.hpp"
+#include "intercept/mg_heap_guard.hpp"
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
 #include "python/mg_revival.hpp"
@@ -75,6 +76,7 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
                 SizeT orig_align = 0) {
     // A "negative" size is a caller's bug; malloc must fail, not abort.
     if (static_cast<SSizeT>(size) < 0) return nullptr;
+    heap_guard_restore(); // before the arena reads its bookkeeping
     quarantine_trim(release);
     prefetch_next_release();
     bool slab = slab_fits(size, align);

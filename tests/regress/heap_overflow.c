@@ -1,0 +1,68 @@
+/* heap_overflow.c: writes past the end (and before the start) of heap
+ * blocks of every size, from a few bytes to several MiB, frees each block
+ * and allocates again. Under Valgrind's allocator such a write reaches the
+ * arena's own bookkeeping next to the block; memgrow must report each write
+ * and survive it.
+ *
+ *   heap_overflow [after|before]   (default: both)
+ *
+ * Blocks below 4 MiB share the arena's 4 MiB superblocks: they are overrun
+ * by up to 4096 bytes. A bigger block has a mapping of its own that ends 24
+ * bytes after it when its size is 5 MiB - 80 (the arena's 16-byte redzone
+ * and 8-byte size field): overrunning that by more would be a fault, not a
+ * heap error. The underruns stay within the arena's 56 bytes before a
+ * block, for the same reason. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const size_t kSizes[] = {10, 100, 1000, 1024, 1025, 4096, 65536, 1 << 20, 3 << 20};
+static const size_t kOverflows[] = {1, 8, 16, 17, 24, 32, 48, 64, 100, 1000, 4096};
+static const size_t kOwnMapping = (5 << 20) - 80;
+static const size_t kOwnMappingOverflows[] = {1, 8, 16, 24};
+static const size_t kUnderflows[] = {1, 8, 16, 17, 24, 32, 48};
+
+/* Byte by byte, through a volatile pointer: every byte is a store memgrow
+ * checks, whatever the compiler would make of a memset. */
+static void scribble(volatile unsigned char* p, size_t n) {
+    for (size_t i = 0; i < n; ++i)
+        p[i] = 0xa5; /* SCRIBBLE */
+}
+
+static unsigned long bad_bytes;
+
+static void overrun(size_t size, size_t after, size_t before) {
+    unsigned char* p = malloc(size);
+    if (!p) exit(2);
+    memset(p, 1, size);
+    scribble(p + size, after);
+    scribble(p - before, before);
+    free(p);
+    /* The arena's next moves: blocks taken next to it and given back. */
+    void* q = malloc(size);
+    void* r = malloc(size / 2 + 1);
+    free(r);
+    free(q);
+    bad_bytes += after + before;
+}
+
+int main(int argc, char** argv) {
+    int after = argc < 2 || !strcmp(argv[1], "after");
+    int before = argc < 2 || !strcmp(argv[1], "before");
+    for (size_t s = 0; s < sizeof kSizes / sizeof *kSizes; ++s) {
+        if (after)
+            for (size_t o = 0; o < sizeof kOverflows / sizeof *kOverflows; ++o)
+                overrun(kSizes[s], kOverflows[o], 0);
+        if (before)
+            for (size_t u = 0; u < sizeof kUnderflows / sizeof *kUnderflows; ++u)
+                overrun(kSizes[s], 0, kUnderflows[u]);
+    }
+    if (after)
+        for (size_t o = 0; o < sizeof kOwnMappingOverflows / sizeof *kOwnMappingOverflows; ++o)
+            overrun(kOwnMapping, kOwnMappingOverflows[o], 0);
+    if (before)
+        for (size_t u = 0; u < sizeof kUnderflows / sizeof *kUnderflows; ++u)
+            overrun(kOwnMapping, 0, kUnderflows[u]);
+    printf("heap_overflow: survived %lu bad bytes written\n", bad_bytes);
+    return 0;
+}
