@@ -38,8 +38,8 @@ void access_slow(Addr a, UWord how) {
         write = true;
     }
     if (!access_bad(a, n, write)) return;
-    if (write) heap_guard_write(a, n); // before the write happens
     report_access_error(VG_(get_running_tid)(), a, n, write);
+    if (write) heap_guard_write(a, n); // after the description, before the write
 }
 
 IRExpr* c64(ULong v) {

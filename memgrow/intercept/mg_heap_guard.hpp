@@ -14,7 +14,8 @@ namespace mg {
 
 extern UInt guard_saved; // bookkeeping writes not yet undone
 
-// Before a write of n bytes at a that touches memory not addressable.
+// Before a write of n bytes at a that touches memory not addressable, after
+// its error (whose description puts back what earlier writes overwrote).
 void heap_guard_write(Addr a, SizeT n);
 void heap_guard_restore_now();
 // Puts back the bookkeeping the program overwrote since the last call.

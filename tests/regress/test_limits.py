@@ -73,6 +73,25 @@ class Overflows(TestCase):
         self.assertTrue(any(re.search(r"is 0 bytes after a block of size 10 alloc'd", e["description"])
                             for e in writes), writes)
 
+    def survives(self, mode):
+        r = run([program("heap_overflow"), mode], options=["--leak-check=no"])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        self.assertNotRegex(r.log, CRASH)
+        self.assertRegex(r.log, r"survived \d+ bad bytes written")
+        return r.report["errors"]
+
+    def test_stores_into_the_arena_next_to_a_megabyte(self):
+        # The case (64 bytes past the end of a 1 MiB block, then
+        # free), each store the first of its kind: its error's description
+        # comes before the store, and must not undo the guard.
+        errors = self.survives("far")
+        self.assertEqual([(e["kind"], e["count"]) for e in errors], [("Addr8", 3)] * 3)
+
+    def test_a_system_call_writing_past_the_end(self):
+        errors = self.survives("syscall")
+        self.assertEqual([(e["kind"], e["count"]) for e in errors], [("Param", 3)])
+        self.assertRegex(errors[0]["description"], "is 0 bytes after a block of size 1,048,576 alloc'd")
+
     def test_before_the_start(self):
         writes = self.check("before")
         self.assertTrue(any(re.search(r"is 1 bytes before a block of size 10 alloc'd", e["description"])
