@@ -16,15 +16,17 @@
 
 namespace mg {
 
+bool limits_set;
+ULong limits_heap_bytes;
+
 namespace {
 
 constexpr Int kRlimitAs = 9; // RLIMIT_AS on Linux (the vki headers lack it)
 constexpr ULong kInfinity = ~0ULL;
 
-bool limited;       // the program set a limit
+bool virtualized;   // the program set RLIMIT_AS: it reads back its own values
 vki_rlimit program; // that limit
 ULong base_bytes;   // its mappings when it set it
-ULong heap_bytes;   // its live heap blocks
 ULong refused;      // allocations that got NULL
 
 // A call that sets the limit, in flight: the program's struct and values.
@@ -80,7 +82,7 @@ void limits_pre_syscall(UInt sysno, UWord* args) {
     if (r->rlim_cur > r->rlim_max || r->rlim_max > real.rlim_max) return;
     setting = a;
     asked = *r;
-    had_limit = limited;
+    had_limit = virtualized;
     previous = program;
     *r = real;
 }
@@ -92,7 +94,8 @@ void limits_post_syscall(UInt sysno, UWord* args, SysRes res) {
         *reinterpret_cast<vki_rlimit*>(setting) = asked;
         setting = 0;
         if (ok) {
-            limited = asked.rlim_cur != kInfinity;
+            virtualized = true;
+            limits_set = asked.rlim_cur != kInfinity;
             program = asked;
             base_bytes = mapped_bytes();
         }
@@ -100,22 +103,18 @@ void limits_post_syscall(UInt sysno, UWord* args, SysRes res) {
         if (ok && writable(old)) *reinterpret_cast<vki_rlimit*>(old) = had_limit ? previous : real;
         return;
     }
-    if (ok && limited && writable(old)) *reinterpret_cast<vki_rlimit*>(old) = program;
+    if (ok && virtualized && writable(old)) *reinterpret_cast<vki_rlimit*>(old) = program;
 }
 
-void limits_heap_changed(Long bytes) {
-    heap_bytes += static_cast<ULong>(bytes);
-}
-
-bool limits_allow(ThreadId tid, const HChar* call, SizeT size) {
-    if (!limited || base_bytes + heap_bytes + size <= program.rlim_cur) return true;
-    if (refused++) return false;
+bool limits_refuse(ThreadId tid, const HChar* call, SizeT size) {
+    if (base_bytes + limits_heap_bytes + size <= program.rlim_cur) return false;
+    if (refused++) return true;
     VG_(umsg)
     ("memgrow: %s(%lu) returned NULL: the program's address-space limit (RLIMIT_AS, %'llu "
      "bytes) is reached\n",
      call, size, static_cast<ULong>(program.rlim_cur));
     VG_(get_and_pp_StackTrace)(tid, static_cast<UInt>(VG_(clo_backtrace_size)));
-    return false;
+    return true;
 }
 
 } // namespace mg
