@@ -2,8 +2,8 @@
 // limits Valgrind's memory too, and a program that sets 64 MiB is already
 // over it under Valgrind: the core's next mapping fails and it ends the run
 // ("newSuperblock's request for 4194304 bytes failed"), report unwritten.
-// Memcheck's program gets NULL from its first malloc, and memcheck dies at
-// the leak check. memgrow keeps the limit for the program instead, as the
+// Memcheck's program gets NULL from its first malloc, and memcheck dies out
+// of memory at exit. memgrow keeps the limit for the program instead, as the
 // core does for RLIMIT_DATA and RLIMIT_STACK: the kernel is asked for the
 // limit it already has (the program's struct is changed for the call and put
 // back), getrlimit reads the program's value back, and a heap allocation
