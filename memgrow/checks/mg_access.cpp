@@ -2,6 +2,7 @@
 #include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
 #include "checks/mg_memevents.hpp"
+#include "intercept/mg_heap_guard.hpp"
 #include "mg_options.hpp"
 
 namespace mg {
@@ -36,7 +37,9 @@ void access_slow(Addr a, UWord how) {
         if (access_bad(a, n, false)) report_access_error(VG_(get_running_tid)(), a, n, false);
         write = true;
     }
-    if (access_bad(a, n, write)) report_access_error(VG_(get_running_tid)(), a, n, write);
+    if (!access_bad(a, n, write)) return;
+    report_access_error(VG_(get_running_tid)(), a, n, write);
+    if (write) heap_guard_write(a, n); // after the description, before the write
 }
 
 IRExpr* c64(ULong v) {

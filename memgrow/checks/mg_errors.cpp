@@ -1,5 +1,6 @@
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_client_slabs.hpp"
+#include "intercept/mg_heap_guard.hpp"
 #include "checks/mg_mc_requests.hpp"
 #include "mg_options.hpp"
 #include "include/memgrow.h"
@@ -561,6 +562,7 @@ void record_address(ThreadId tid, UInt kind, Addr addr, ErrorExtra& extra) {
 // "recently re-allocated" one when a freed block holds a too), a block in
 // the quarantine, else what the core knows (stacks, globals, mappings).
 void describe_address(Addr a, AddrInfo* ai) {
+    heap_guard_restore(); // the core walks the client arena
     SizeT rz = describe_redzone();
     if (client_block_describe(a, ai)) return;
     if (const Block* b = block_bracketing(Table::pool, a, rz)) {

@@ -1,6 +1,7 @@
 #include "checks/mg_memevents.hpp"
 #include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
+#include "intercept/mg_heap_guard.hpp"
 #include "python/mg_client_memory.hpp"
 
 namespace mg {
@@ -27,9 +28,16 @@ void on_new_stack_signal(Addr a, SizeT len, ThreadId) {
     abits_make(a, len, true);
 }
 
+// A system call's write past a block (read() of too many bytes) reaches the
+// client arena's bookkeeping as a store would: the first 4 KiB past the
+// first bad byte are guarded, which bounds the cost of a huge bad buffer.
+constexpr SizeT kSyscallGuard = 4096;
+
 void check_range(CorePart part, ThreadId tid, const HChar* what, Addr a, SizeT len, bool write) {
     Addr bad;
-    if (abits_first_bad(a, len, &bad)) report_param_error(tid, part, what, bad, write);
+    if (!abits_first_bad(a, len, &bad)) return;
+    report_param_error(tid, part, what, bad, write);
+    if (write) heap_guard_write(bad, a + len - bad < kSyscallGuard ? a + len - bad : kSyscallGuard);
 }
 void on_pre_read(CorePart part, ThreadId tid, const HChar* what, Addr a, SizeT len) {
     check_range(part, tid, what, a, len, false);

@@ -1,6 +1,7 @@
 #include "intercept/mg_exec.hpp"
 #include "python/mg_client_memory.hpp"
 #include "mg_options.hpp"
+#include "intercept/mg_limits.hpp"
 #include "intercept/mg_requests.hpp"
 #include "pub_tool_vkiscnums.h"
 
@@ -81,7 +82,8 @@ bool client_string(Addr a, HChar* out, SizeT size) {
 }
 
 void pre_syscall(ThreadId, UInt sysno, UWord* args, UInt) {
-    if (following) { // the exec failed: later execs are not followed unasked
+    limits_pre_syscall(sysno, args); // the core takes one pair of hooks: this one
+    if (following) {                 // the exec failed: later execs are not followed unasked
         VG_(clo_trace_children) = False;
         following = false;
     }
@@ -112,7 +114,8 @@ void pre_syscall(ThreadId, UInt sysno, UWord* args, UInt) {
     if (!forked_child) report_now(clo.json_file, how);
 }
 
-void post_syscall(ThreadId, UInt sysno, UWord*, UInt, SysRes) {
+void post_syscall(ThreadId, UInt sysno, UWord* args, UInt, SysRes res) {
+    limits_post_syscall(sysno, args, res);
     if (sysno == __NR_execve && following) {
         VG_(clo_trace_children) = False;
         following = false;

@@ -4,6 +4,8 @@
 #include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_client_slabs.hpp"
+#include "intercept/mg_heap_guard.hpp"
+#include "intercept/mg_limits.hpp"
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
 #include "python/mg_revival.hpp"
@@ -75,11 +77,14 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
                 SizeT orig_align = 0) {
     // A "negative" size is a caller's bug; malloc must fail, not abort.
     if (static_cast<SSizeT>(size) < 0) return nullptr;
+    if (!limits_allow(tid, alloc_kind_name(kind), size)) return nullptr;
+    heap_guard_restore(); // before the arena reads its bookkeeping
     quarantine_trim(release);
     prefetch_next_release();
     bool slab = slab_fits(size, align);
     void* p = slab ? slab_alloc(size) : VG_(cli_malloc)(align, size);
     if (!p) return nullptr;
+    limits_heap_changed(static_cast<Long>(size));
     if (zero || (size <= kZeroWhenAllocatedMax && zeroing())) VG_(memset)(p, 0, size);
     // The payload only: the arena's redzones around it stay not addressable.
     abits_make(reinterpret_cast<Addr>(p), size, true);
@@ -151,8 +156,9 @@ Block* heap_record_block(ThreadId tid, Table t, Addr a, SizeT size, AllocKind ki
 namespace {
 
 // A block just taken out of its table: freed, its memory quarantined.
-void retire(ThreadId tid, Block* b, FreeCall call, SizeT rz) {
+void retire(ThreadId tid, Table t, Block* b, FreeCall call, SizeT rz) {
     Addr a = b->addr;
+    if (t == Table::host && !custom_kind(b->kind)) limits_heap_changed(-static_cast<Long>(b->size));
     if (!kind_matches(b->kind, call)) report_mismatched_free(tid, a, call, *b);
     timeline_free(b->site, b->size);
     python_block_freed(a, b->size);
@@ -176,13 +182,13 @@ bool heap_drop_block(ThreadId tid, Table t, Addr a, FreeCall call, SizeT rz) {
             report_invalid_free(tid, a, call);
         return false;
     }
-    retire(tid, b, call, rz);
+    retire(tid, t, b, call, rz);
     return true;
 }
 
 void heap_free_block(ThreadId tid, Table t, Block* b, FreeCall call, SizeT rz) {
     block_unlink(t, b);
-    retire(tid, b, call, rz);
+    retire(tid, t, b, call, rz);
 }
 
 namespace {
