@@ -265,6 +265,7 @@ Bool process_option(const HChar* arg) {
                          &clo.heuristics);
     } else if VG_BOOL_CLO (arg, "--cuda", clo.cuda) {
     } else if VG_STR_CLO (arg, "--errors-for", str) {
+        clo.errors_for_given = true;
         return parse_set(arg, str, "-,plateau,growing,leaked,teardown", &clo.errors_for);
     } else if VG_BOOL_CLO (arg, "--teardown-scan", clo.teardown_scan) {
     } else if VG_STR_CLO (arg, "--python", str) {
@@ -404,6 +405,15 @@ void check_options() {
     if (!clo.freelist_vol_given)
         clo.freelist_vol = clo.addressability ? kFreelistVolChecked : kFreelistVolHunt;
     json_file_existed_at_start = check_writable("--json-file", clo.json_file);
+    // Leaked sites come from the leak scan at exit: without it a gate on
+    // them passes whatever leaks. (Only when asked for: --errors-for's
+    // default is leaked, and the core keeps --error-exitcode to itself.)
+    const UInt leaks = 1u << static_cast<UInt>(SiteClass::leaked) | kTeardownBit;
+    if (clo.leak_check == LeakCheck::no && (clo.errors_for & leaks) && clo.errors_for_given)
+        VG_(umsg)
+        ("memgrow: warning: --errors-for counts leaked sites, but --leak-check=no "
+         "scans for none: nothing leaked will count (--leak-check=summary scans "
+         "without listing the loss records)\n");
 }
 
 } // namespace mg
