@@ -212,6 +212,13 @@ inline Staircase resize_staircase(const i64* x, unsigned n, unsigned w, double n
     return st;
 }
 
+// Whether x[from + 1 .. n) holds a value other than x[from].
+inline bool changes_after(const i64* x, unsigned from, unsigned n) {
+    for (unsigned i = from + 1; i < n; ++i)
+        if (x[i] != x[from]) return true;
+    return false;
+}
+
 inline double one_minus_half_power(unsigned k) {
     double p = 1;
     for (unsigned i = 0; i < k; ++i)
@@ -260,9 +267,11 @@ inline Growth classify_history(const i64* series, unsigned n, const i64* mark_li
     // The marks stopped early (the program stopped marking, a --mark-at hook
     // was removed): their "no" covers only the buckets they span. The
     // buckets from the last mark on are judged as a run without marks
-    // would be; growth there is growth.
+    // would be; growth there is growth. (Most sites of a marked program
+    // never change after the last mark: they cost one pass.)
     const unsigned marks_end = max(p.marks_end, w);
-    if (marks == MarkVerdict::not_growing && marks_end + 1 < n) {
+    if (marks == MarkVerdict::not_growing && marks_end + p.min_buckets <= n &&
+        changes_after(series, marks_end, n)) {
         ClassifyParams unmarked = p;
         unmarked.warmup_buckets = 0;
         unmarked.marks_end = kMaxBuckets;
