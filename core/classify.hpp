@@ -44,6 +44,8 @@ struct ClassifyParams {
     double staircase_ratio = 1.1;  // each step at least this times the one before (list 1.125)
     double staircase_margin = 0.5; // next step overdue once the flat tail is (1 + margin) times
                                    // the interval the staircase predicts
+    unsigned marks_end = kMaxBuckets; // bucket of the last mark: the marks say nothing of the
+                                      // buckets after it (kMaxBuckets: they went on to the end)
 };
 
 struct Growth {
@@ -65,6 +67,7 @@ struct Growth {
     unsigned steps = 0;           // resize staircase: its steps (0: none found)
     double next_step = -1;        // resize staircase: bucket position where its next step is
                                   // due (may lie past the end); -1 when there is none
+    bool after_marks = false;     // growing by the clock over the buckets after the last mark
 };
 
 // Refleak rule of CPython's regrtest -R (Lib/test/libregrtest/refleak.py,
@@ -209,6 +212,13 @@ inline Staircase resize_staircase(const i64* x, unsigned n, unsigned w, double n
     return st;
 }
 
+// Whether x[from + 1 .. n) holds a value other than x[from].
+inline bool changes_after(const i64* x, unsigned from, unsigned n) {
+    for (unsigned i = from + 1; i < n; ++i)
+        if (x[i] != x[from]) return true;
+    return false;
+}
+
 inline double one_minus_half_power(unsigned k) {
     double p = 1;
     for (unsigned i = 0; i < k; ++i)
@@ -253,6 +263,28 @@ inline Growth classify_history(const i64* series, unsigned n, const i64* mark_li
         g.rate = rate_last;
         g.confidence = one_minus_half_power(g.marks_used);
         return g;
+    }
+    // The marks stopped early (the program stopped marking, a --mark-at hook
+    // was removed): their "no" covers only the buckets they span. The
+    // buckets from the last mark on are judged as a run without marks
+    // would be; growth there is growth. (Most sites of a marked program
+    // never change after the last mark: they cost one pass.)
+    const unsigned marks_end = max(p.marks_end, w);
+    if (marks == MarkVerdict::not_growing && marks_end + p.min_buckets <= n &&
+        changes_after(series, marks_end, n)) {
+        ClassifyParams unmarked = p;
+        unmarked.warmup_buckets = 0;
+        unmarked.marks_end = kMaxBuckets;
+        Growth t = classify_history(series + marks_end, n - marks_end, nullptr, 0, unmarked);
+        if (t.cls == SiteClass::growing) {
+            if (t.began >= 0) t.began += static_cast<int>(marks_end);
+            if (t.next_step >= 0) t.next_step += marks_end;
+            t.rate_per_mark = g.rate_per_mark;
+            t.marks_used = g.marks_used;
+            t.marks_adding = g.marks_adding;
+            t.after_marks = true;
+            return t;
+        }
     }
     if (m == 0 || m < p.min_buckets) return g;
 

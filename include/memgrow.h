@@ -74,8 +74,21 @@ typedef enum {
     VG_USERREQ__MEMGROW_GROWTH_SINCE,
     /* memgrow-internal (its preload): the --mark-at specs, comma-separated,
        into arg1 (a buffer of arg2 bytes). Returns their length (0: none). */
-    VG_USERREQ__MEMGROW_CLIENT_MARK_AT
+    VG_USERREQ__MEMGROW_CLIENT_MARK_AT,
+    /* memgrow-internal (its Python module): what came of --mark-at, so that
+       the tool can say which specs never made a mark. arg1: a
+       MemgrowMarkAtEvent, arg2: the spec's index (0-based, in the order
+       given) for MEMGROW_MARK_AT_CALLED. */
+    VG_USERREQ__MEMGROW_MARK_AT_EVENT
 } MemgrowClientRequest;
+
+/* arg1 of VG_USERREQ__MEMGROW_MARK_AT_EVENT. */
+typedef enum {
+    MEMGROW_MARK_AT_INSTALLED = 0,   /* the hooks are in place (a Python program runs) */
+    MEMGROW_MARK_AT_CALLED = 1,      /* spec arg2 made its first mark */
+    MEMGROW_MARK_AT_HOOK_REMOVED = 2 /* at exit: the program had replaced the hook
+                                        (sys.setprofile(None)) */
+} MemgrowMarkAtEvent;
 
 /* Memory spaces of a site (the JSON report's "space"). */
 typedef enum {

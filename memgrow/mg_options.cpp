@@ -263,6 +263,7 @@ Bool process_option(const HChar* arg) {
                          &clo.heuristics);
     } else if VG_BOOL_CLO (arg, "--cuda", clo.cuda) {
     } else if VG_STR_CLO (arg, "--errors-for", str) {
+        clo.errors_for_given = true;
         return parse_set(arg, str, "-,plateau,growing,leaked,teardown", &clo.errors_for);
     } else if VG_BOOL_CLO (arg, "--teardown-scan", clo.teardown_scan) {
     } else if VG_STR_CLO (arg, "--python", str) {
@@ -391,6 +392,15 @@ void check_options() {
     HChar* name = VG_(expand_file_name)("--json-file", clo.json_file);
     json_file_existed_at_start = report_path_check("--json-file", name);
     VG_(free)(name);
+    // Leaked sites come from the leak scan at exit: without it a gate on
+    // them passes whatever leaks. (Only when asked for: --errors-for's
+    // default is leaked.)
+    const UInt leaks = 1u << static_cast<UInt>(SiteClass::leaked) | kTeardownBit;
+    if (clo.leak_check == LeakCheck::no && (clo.errors_for & leaks) && clo.errors_for_given)
+        VG_(umsg)
+        ("memgrow: warning: --errors-for counts leaked sites, but --leak-check=no "
+         "scans for none: nothing leaked will count (--leak-check=summary scans "
+         "without listing the loss records)\n");
 }
 
 } // namespace mg

@@ -53,6 +53,7 @@ struct Options {
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible) | kTeardownBit;
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
     UInt errors_for = 0x8;  // bits of SiteClass: leaked (kTeardownBit: teardown's too)
+    bool errors_for_given = false;
     // --teardown-scan: a reachability scan when teardown begins, so losses of
     // exit handlers and finalizers are told from the program's
     Bool teardown_scan = True;

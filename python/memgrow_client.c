@@ -26,3 +26,8 @@ unsigned long memgrow_live_bytes(void) {
 long memgrow_growth_since(char* top, unsigned long size, int checkpoint) {
     return MEMGROW_GROWTH_SINCE(top, size, checkpoint);
 }
+
+/* memgrow-internal: memgrow._mark_at's events (VG_USERREQ__MEMGROW_MARK_AT_EVENT). */
+void memgrow_mark_at_event(unsigned long event, unsigned long spec) {
+    VALGRIND_DO_CLIENT_REQUEST_STMT(VG_USERREQ__MEMGROW_MARK_AT_EVENT, event, spec, 0, 0, 0);
+}

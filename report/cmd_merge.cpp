@@ -25,10 +25,17 @@ void add_merge_command(CLI::App& app, Commands& commands) {
     cmd->add_option("-o,--output", o->output, "the merged report to write")->required();
     commands.emplace_back(cmd, [o]() {
         std::vector<MergeInput> inputs;
-        for (const std::string& f : o->files) {
+        for (std::size_t i = 0; i < o->files.size(); ++i) {
+            const std::string& f = o->files[i];
             std::error_code ec;
             if (std::filesystem::is_directory(f, ec))
                 throw LoadError(f, "cannot read: it is a directory");
+            // One file named twice (or by two paths) is refused before it
+            // is read; a copy is found by its bytes (merge_reports).
+            for (std::size_t j = 0; j < i; ++j)
+                if (std::filesystem::equivalent(o->files[j], f, ec))
+                    throw LoadError(f,
+                                    "the same report given twice: it is the file " + o->files[j]);
             MergeInput in{f, {}};
             if (!read_file(f, in.text))
                 throw LoadError(f, std::string("cannot open: ") + std::strerror(errno));

@@ -38,6 +38,27 @@ std::map<SiteKey, KeyedSite> index_sites(const Report& r) {
     return out;
 }
 
+std::string program_of(const Report& r) {
+    if (r.command.empty()) return {};
+    std::string program = base_name(r.command[0]);
+    if (program.rfind("python", 0) != 0) return program;
+    for (std::size_t i = 1; i < r.command.size(); ++i) {
+        const std::string& a = r.command[i];
+        if (a == "-m" && i + 1 < r.command.size()) return program + " -m " + r.command[i + 1];
+        if (a == "-c") return program + " -c";
+        if (!a.empty() && a[0] != '-') return program + " " + base_name(a);
+    }
+    return program;
+}
+
+std::string different_programs(const Report& base, const Report& next) {
+    const std::string a = program_of(base), b = program_of(next);
+    if (a == b) return {};
+    return fmt::format("BASE and NEW are reports of different programs ({} and {}): their sites "
+                       "cannot be expected to match",
+                       terminal_text(a), terminal_text(b));
+}
+
 Budget parse_budget(const std::string& text) {
     Budget b;
     b.text = text;

@@ -69,6 +69,14 @@ struct DiffResult {
 // the total of those sites' live bytes, or one such site's, rose above it.
 DiffResult diff_reports(const Report& base, const Report& next, const Budget& budget = {});
 
+// What a person calls the program of a report: its executable's base name,
+// and for a Python interpreter the script (or `-m` module) it ran.
+std::string program_of(const Report& r);
+
+// A warning when BASE and NEW are reports of different programs (every site
+// would be new or gone), else empty.
+std::string different_programs(const Report& base, const Report& next);
+
 struct DiffPrintOptions {
     std::size_t top = 10;   // sites listed per section
     std::size_t frames = 4; // frames per site

@@ -5,6 +5,7 @@
 // loader) and ordered_json (expand keeps the tool's order of fields).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -47,7 +48,16 @@ template <class J> const char* kind_of(const J& v) {
     return "an object";
 }
 
+// Digits beyond 64 bits (a pid of 2^70) reach the parser as a double: an
+// integer all the same, out of range, not a fractional number.
+template <class J> bool is_huge_integer(const J& v) {
+    if (!v.is_number_float()) return false;
+    const double d = v.template get<double>();
+    return std::fabs(d) >= 0x1p63 && std::isfinite(d) && std::trunc(d) == d;
+}
+
 template <class J> std::int64_t row_integer(const J& v, const std::string& at) {
+    if (is_huge_integer(v)) throw RowError(at, "integer out of range");
     if (!v.is_number_integer())
         throw RowError(at, std::string("expected an integer, found ") + kind_of(v));
     if (v.is_number_unsigned() && v.template get<std::uint64_t>() > INT64_MAX)

@@ -50,22 +50,7 @@ std::string printable(const std::string& s) {
 }
 
 const char* type_of(const json& v) {
-    if (v.is_number_float()) return "a fractional number";
-    if (v.is_number()) return "an integer";
-    switch (v.type()) {
-    case json::value_t::null:
-        return "null";
-    case json::value_t::boolean:
-        return "a boolean";
-    case json::value_t::string:
-        return "a string";
-    case json::value_t::array:
-        return "an array";
-    case json::value_t::object:
-        return "an object";
-    default:
-        return "a value of another type";
-    }
+    return format2::kind_of(v);
 }
 
 // Walks the JSON with the pointer of each value, so that every message says
@@ -95,6 +80,7 @@ class Reader {
     }
 
     std::int64_t integer(const json& v, const std::string& where) const {
+        if (format2::is_huge_integer(v)) fail(where, "integer out of range");
         expect(v, v.is_number_integer(), where, "an integer");
         if (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX)
             fail(where, "integer out of range");
@@ -212,6 +198,7 @@ class Reader {
         opt_integer(v, where, "marks_used", g.marks_used);
         opt_integer(v, where, "marks_adding", g.marks_adding);
         opt_bool(v, where, "released_at_end", g.released_at_end);
+        opt_bool(v, where, "after_marks", g.after_marks);
         opt_integer(v, where, "staircase_steps", g.staircase_steps);
         opt_integer_or_null(v, where, "next_step_at", g.next_step_at);
         return g;
@@ -553,9 +540,12 @@ namespace {
 
 // A report nests a handful of levels (the root, sites, a site, its frames, a
 // frame). nlohmann builds whatever it is given, so 50 MB of "[" took 21 s and
-// 3.7 GB before failing: this refuses, at the first value that shows it, a
-// root array (which the schema check would refuse only once it is built) and
-// anything nested deeper than a report can be.
+// 3.7 GB before failing: this refuses a root array at once (the schema check
+// would refuse it only once it is built), and a value that nests deeper than
+// a report can is skipped as it comes, not built, and stands as null. No
+// field of the schema lies that deep, so an unknown field of a newer writer
+// is ignored however deep it goes, and a known field whose value nests that
+// deep is refused for the value's type at its own level.
 constexpr std::size_t kMaxDepth = 16;
 
 using DomParser = nlohmann::detail::json_sax_dom_parser<json>;
@@ -570,23 +560,25 @@ class StreamingParser {
     StreamingParser(json& root, const std::string& file, Element element)
         : root_(root), file_(file), element_(std::move(element)) {}
 
-    bool null() { return scalar(nullptr); }
-    bool boolean(bool v) { return scalar(v); }
-    bool number_integer(json::number_integer_t v) { return scalar(v); }
-    bool number_unsigned(json::number_unsigned_t v) { return scalar(v); }
-    bool number_float(json::number_float_t v, const std::string&) { return scalar(v); }
-    bool string(std::string& v) { return scalar(v); }
-    bool binary(json::binary_t& v) { return scalar(v); }
+    bool null() { return skipping() || scalar(nullptr); }
+    bool boolean(bool v) { return skipping() || scalar(v); }
+    bool number_integer(json::number_integer_t v) { return skipping() || scalar(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return skipping() || scalar(v); }
+    bool number_float(json::number_float_t v, const std::string&) {
+        return skipping() || scalar(v);
+    }
+    bool string(std::string& v) { return skipping() || scalar(v); }
+    bool binary(json::binary_t& v) { return skipping() || scalar(v); }
 
     bool start_object(std::size_t n) {
-        enter(true);
+        if (enter(true)) return true;
         if (elem_parser_) return elem_parser_->start_object(n);
         if (!streaming_.empty() && depth_ == 3) return begin_element().start_object(n);
         flush_key();
         return root_parser_.start_object(n);
     }
     bool start_array(std::size_t n) {
-        enter(false);
+        if (enter(false)) return true;
         if (elem_parser_) return elem_parser_->start_array(n);
         if (!streaming_.empty() && depth_ == 3) return begin_element().start_array(n);
         if (streaming_.empty() && depth_ == 2 && pending_key_ && is_streamed(*pending_key_)) {
@@ -604,11 +596,13 @@ class StreamingParser {
         return root_parser_.start_array(n);
     }
     bool end_object() {
+        if (skipping()) return leave_skipped();
         --depth_;
         if (elem_parser_) return elem_parser_->end_object() && end_element();
         return root_parser_.end_object();
     }
     bool end_array() {
+        if (skipping()) return leave_skipped();
         --depth_;
         if (elem_parser_) return elem_parser_->end_array() && end_element();
         if (!streaming_.empty() && depth_ == 1) {
@@ -618,6 +612,7 @@ class StreamingParser {
         return root_parser_.end_array();
     }
     bool key(std::string& k) {
+        if (skipping()) return true;
         if (elem_parser_) return elem_parser_->key(k);
         if (depth_ == 1) {
             flush_key();
@@ -683,14 +678,21 @@ class StreamingParser {
         return true;
     }
 
-    void enter(bool object) {
+    // A container begins; true when it is (inside) one being skipped.
+    bool enter(bool object) {
         if (depth_ == 0 && !object)
             throw LoadError(file_, "not a memgrow report: the JSON is an array, not an object "
                                    "with a \"memgrow\" version");
-        if (++depth_ > kMaxDepth)
-            throw LoadError(file_, fmt::format("not a memgrow report: the JSON nests deeper "
-                                               "than {} levels",
-                                               kMaxDepth));
+        if (++depth_ > kMaxDepth && !skip_from_) skip_from_ = depth_;
+        return skipping();
+    }
+    bool skipping() const { return skip_from_ != 0; }
+    // A container inside the skipped value ends; when it is the skipped
+    // value itself, null takes its place.
+    bool leave_skipped() {
+        if (depth_-- != skip_from_) return true;
+        skip_from_ = 0;
+        return scalar(nullptr);
     }
 
     json& root_;
@@ -698,6 +700,7 @@ class StreamingParser {
     const std::string& file_;
     Element element_;
     std::size_t depth_ = 0;
+    std::size_t skip_from_ = 0;              // depth of the value being skipped, 0: none
     std::optional<std::string> pending_key_; // a top-level key whose value has not begun
     std::string streaming_;                  // the streamed array being read, or empty
     std::set<std::string> seen_;

@@ -68,6 +68,8 @@ int run_diff(const std::string& base_file, const std::string& new_file,
         return kOk;
     }
     Report base = load_report(base_file);
+    if (std::string w = different_programs(base, next); !w.empty())
+        std::cerr << "memgrow-report: warning: " << w << "\n";
     DiffResult d = diff_reports(base, next, budget);
     std::cout << print_diff(d, base, next, o);
     if (update) {

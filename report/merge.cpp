@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -129,6 +130,17 @@ void add_count(json& sum, const json& lc, const char* key) {
 } // namespace
 
 json merge_reports(const std::vector<MergeInput>& inputs) {
+    // The same report given twice (a name repeated, a copy) is refused before
+    // anything is parsed: the process check below found it only after the
+    // parse, 15 s and 2.4 GB into an 84 MB report.
+    std::unordered_map<std::size_t, std::size_t> by_hash; // of the bytes -> first input
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        auto [first, fresh] = by_hash.emplace(std::hash<std::string>{}(inputs[i].text), i);
+        if (!fresh && inputs[first->second].text == inputs[i].text)
+            throw LoadError(inputs[i].file,
+                            fmt::format("the same report given twice: its bytes are those of {}",
+                                        inputs[first->second].file));
+    }
     std::vector<Proc> procs;
     for (const MergeInput& in : inputs)
         add_input(in, procs);

@@ -256,6 +256,7 @@ struct Growth {
     std::optional<std::int64_t> began_at, stopped_at;
     std::int64_t marks_used = 0, marks_adding = 0;
     bool released_at_end = false;
+    bool after_marks = false; // growing by the clock after the last mark (the marks stopped)
     std::int64_t staircase_steps = 0;         // a resize staircase's steps (0: none)
     std::optional<std::int64_t> next_step_at; // when its next step is due (or was, overdue)
 };

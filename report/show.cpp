@@ -54,12 +54,12 @@ SitesById index_sites(const Report& r) {
 void print_site(std::string& out, const Report& r, const Site& s, const ShowOptions& o,
                 const SitesById& by_id) {
     auto it = std::back_inserter(out);
-    std::string space = s.space;
+    std::string space = terminal_text(s.space);
     if (s.device) space += fmt::format(" (device {})", *s.device);
-    fmt::format_to(it, "{} bytes in {} blocks live (peak {}), {} space{}\n",
-                   with_commas(s.live_bytes), with_commas(s.live_blocks), with_commas(s.peak_bytes),
-                   space,
-                   s.suppressed ? fmt::format(", suppressed by {}", s.suppression.str()) : "");
+    fmt::format_to(
+        it, "{} bytes in {} blocks live (peak {}), {} space{}\n", with_commas(s.live_bytes),
+        with_commas(s.live_blocks), with_commas(s.peak_bytes), space,
+        s.suppressed ? fmt::format(", suppressed by {}", terminal_text(s.suppression.str())) : "");
     if (s.lost && (s.lost->definite || s.lost->indirect || s.lost->possible))
         fmt::format_to(it, "  lost: {} definitely, {} indirectly, {} possibly\n",
                        with_commas(s.lost->definite), with_commas(s.lost->indirect),
@@ -67,11 +67,12 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
     const Growth& g = *s.growth;
     if (g.rule != "none" && !g.rule.empty()) {
         fmt::format_to(it, "  growth: {} bytes per {}, {} per bucket", rate_text(g.rate),
-                       clock_unit(r.time_unit), rate_text(g.rate_per_bucket));
+                       terminal_text(clock_unit(r.time_unit)), rate_text(g.rate_per_bucket));
         if (g.rate_per_mark)
             fmt::format_to(it, ", {} per mark ({} of {} marks added)", rate_text(*g.rate_per_mark),
                            g.marks_adding, g.marks_used);
-        fmt::format_to(it, "; {} rule, confidence {:.2g}\n", g.rule, g.confidence);
+        fmt::format_to(it, "; {} rule, confidence {:.2g}{}\n", terminal_text(g.rule), g.confidence,
+                       g.after_marks ? ", after the last mark" : "");
         if (g.next_step_at)
             fmt::format_to(it, "  resize staircase of {} steps; next resize {} clock {}\n",
                            g.staircase_steps, g.rule == "staircase" ? "due at" : "overdue since",
@@ -87,7 +88,8 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
         fmt::format_to(it, "  per mark: {}\n", sparkline(s.mark_series.dense(), o.width, o.ascii));
     if (s.python) { // the Python stack, then the largest native sub-sites
         for (std::size_t i = 0; i < std::min(o.frames, s.frames.size()); ++i)
-            fmt::format_to(it, "    {} {}\n", i ? "by" : "at", frame_label(s.frames[i]));
+            fmt::format_to(it, "    {} {}\n", i ? "by" : "at",
+                           terminal_text(frame_label(s.frames[i])));
         std::vector<const Site*> subs;
         for (std::int64_t id : s.sub_sites) {
             auto n = by_id.find(id);
@@ -102,7 +104,7 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
             std::string native;
             for (const Frame& f : subs[i]->frames)
                 if (!f.python && std::count(native.begin(), native.end(), '<') < 2)
-                    native += (native.empty() ? "" : " < ") + frame_label(f);
+                    native += (native.empty() ? "" : " < ") + terminal_text(frame_label(f));
             fmt::format_to(it, "    {} {} bytes in {} blocks: {}\n", class_name(subs[i]->cls),
                            with_commas(subs[i]->live_bytes), with_commas(subs[i]->live_blocks),
                            native);
@@ -112,7 +114,7 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
     std::size_t n = std::min(o.frames, s.frames.size());
     for (std::size_t i = 0; i < n; ++i) {
         const Frame& f = s.frames[i];
-        fmt::format_to(it, "    {} {}{}\n", i ? "by" : "at", frame_label(f),
+        fmt::format_to(it, "    {} {}{}\n", i ? "by" : "at", terminal_text(frame_label(f)),
                        f.python ? " [python]" : "");
     }
     if (n < s.frames.size()) fmt::format_to(it, "    ... {} more frames\n", s.frames.size() - n);
@@ -148,14 +150,14 @@ std::string show_report(const Report& r, const ShowOptions& o) {
     auto it = std::back_inserter(out);
     std::string command;
     for (const std::string& a : r.command)
-        command += (command.empty() ? "" : " ") + a;
+        command += (command.empty() ? "" : " ") + terminal_text(a);
     std::string units = r.time_unit == "B"   ? "bytes allocated"
                         : r.time_unit == "i" ? "instructions"
-                                             : r.time_unit;
+                                             : terminal_text(r.time_unit);
     fmt::format_to(it,
                    "memgrow report {}\n  command: {}\n  pid {}, state at {} (clock {} {}), "
                    "{} buckets\n",
-                   r.path, command, r.pid, r.teardown.empty() ? "?" : r.teardown,
+                   r.path, command, r.pid, r.teardown.empty() ? "?" : terminal_text(r.teardown),
                    with_commas(r.teardown_at), units, r.buckets.size());
     if (r.leak_check)
         fmt::format_to(
@@ -205,7 +207,8 @@ std::string show_report(const Report& r, const ShowOptions& o) {
             // The site's name first: the Python headline, or the innermost
             // frame of the program's own code.
             fmt::format_to(it, "{}\n  ",
-                           list[i]->python ? python_headline(r, *list[i]) : site_title(*list[i]));
+                           terminal_text(list[i]->python ? python_headline(r, *list[i])
+                                                         : site_title(*list[i])));
             print_site(out, r, *list[i], o, by_id);
         }
     }

@@ -46,6 +46,18 @@ void analyse(Analysis* a) {
     ClassifyParams p;
     p.warmup_buckets = a->warmup_buckets;
     p.mark_warmup = clo.mark_warmup;
+    a->marks_end = a->n_buckets;
+    if (a->n_mark_buckets) {
+        // The bucket the last mark fell in; before a later fold, bucket 0.
+        const BucketClock& c = tl.run;
+        ULong since = tl.last_mark_at > c.origin ? tl.last_mark_at - c.origin : 0;
+        ULong b = c.folds && tl.last_mark_at <= c.origin ? 0 : c.fixed() + since / c.width;
+        a->marks_end = static_cast<UInt>(b < a->n_buckets ? b : a->n_buckets - 1);
+        p.marks_end = a->marks_end;
+    }
+    // Only where the marks have a view of their own to stop (mark_view).
+    a->marks_stopped_early = a->n_mark_buckets >= p.mark_warmup + p.min_mark_deltas + 1 &&
+                             a->marks_end + p.min_buckets <= a->n_buckets;
     a->growth.init(a->n_sites);
     a->growth_class =
         static_cast<SiteClass*>(VG_(malloc)("mg.analysis", (a->n_sites + 1) * sizeof(SiteClass)));
@@ -135,7 +147,7 @@ static bool same_growth(const Growth& x, const Growth& y) {
            x.z == y.z && x.began == y.began && x.stopped == y.stopped &&
            x.rate_per_mark == y.rate_per_mark && x.marks_used == y.marks_used &&
            x.marks_adding == y.marks_adding && x.released_at_end == y.released_at_end &&
-           x.steps == y.steps && x.next_step == y.next_step;
+           x.steps == y.steps && x.next_step == y.next_step && x.after_marks == y.after_marks;
 }
 
 void GrowthTable::init(UInt n_sites) {

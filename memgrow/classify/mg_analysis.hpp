@@ -42,9 +42,14 @@ struct Analysis {
     UInt n_buckets; // length of every site's series
     UInt warmup_buckets;
     UInt n_mark_buckets; // complete mark buckets (0: the program did not mark)
-    ULong end;           // run clock at the end of the series
-    ULong warmup_end;    // run clock where the warm-up ends
-    ULong sites_in[4];   // per SiteClass
+    UInt marks_end;      // the run-clock bucket of the last mark (n_buckets: no marks)
+    // The marks stopped early: they had a view of their own, and after the
+    // last one came at least min_buckets buckets of the run clock, which the
+    // clock judges (core/classify.hpp).
+    bool marks_stopped_early;
+    ULong end;         // run clock at the end of the series
+    ULong warmup_end;  // run clock where the warm-up ends
+    ULong sites_in[4]; // per SiteClass
     ULong bytes_in[4];
     PySites* py; // the Python sites; null without Python frames
 };

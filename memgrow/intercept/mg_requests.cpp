@@ -7,6 +7,7 @@
 #include "intercept/mg_device.hpp"
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_heap.hpp"
+#include "intercept/mg_mark_at.hpp"
 #include "checks/mg_suppressions.hpp"
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
@@ -235,31 +236,79 @@ void block_list(HChar** save) {
         VG_(gdb_printf)("invalid loss record nr\n");
 }
 
+// A monitor command's number: 0x-prefixed hex, binary with a b suffix, or
+// decimal (Valgrind's forms; a decimal address too). Says why it is not one.
+enum class Number { ok, malformed, too_large };
+
+Number parse_number(const HChar* s, ULong* out) {
+    if (!s || !*s) return Number::malformed;
+    ULong base = 10;
+    SizeT n = VG_(strlen)(s);
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        base = 16, s += 2, n -= 2;
+    else if (n > 1 && s[n - 1] == 'b')
+        base = 2, --n;
+    if (n == 0) return Number::malformed;
+    ULong v = 0;
+    for (SizeT i = 0; i < n; ++i) {
+        const HChar c = s[i];
+        const ULong d = c >= '0' && c <= '9'   ? static_cast<ULong>(c - '0')
+                        : c >= 'a' && c <= 'f' ? static_cast<ULong>(c - 'a' + 10)
+                        : c >= 'A' && c <= 'F' ? static_cast<ULong>(c - 'A' + 10)
+                                               : base;
+        if (d >= base) return Number::malformed;
+        if (v > (~0ULL - d) / base) return Number::too_large;
+        v = v * base + d;
+    }
+    *out = v;
+    return Number::ok;
+}
+
 // memcheck's "check_memory addressable <addr> [<len>]": its answer and its
-// description of the address.
+// description of the address. A length that runs past the end of the user
+// address space (amd64's lower half, where every client mapping lies), or
+// past 2^64, is named as the length's fault; memcheck blames the address.
 void check_memory(HChar** save) {
     const HChar* what = VG_(strtok_r)(nullptr, " ", save);
-    Addr address = 0;
-    SizeT len = 1;
     if (!word_is(what, "addressable")) {
         VG_(gdb_printf)
         ("check_memory: memgrow checks addressable only (it has no definedness "
          "bits)\n");
         return;
     }
-    if (!VG_(strtok_get_address_and_size)(&address, &len, save)) return;
+    const HChar* address_word = VG_(strtok_r)(nullptr, " ", save);
+    const HChar* len_word = VG_(strtok_r)(nullptr, " ", save);
+    ULong address = 0, len = 1;
+    if (parse_number(address_word, &address) != Number::ok) {
+        VG_(gdb_printf)("missing or malformed address\n");
+        return;
+    }
+    const Number l = len_word ? parse_number(len_word, &len) : Number::ok;
+    if (l == Number::malformed) {
+        VG_(gdb_printf)
+        ("malformed integer, expecting hex 0x..... or dec ...... or binary .....b\n");
+        return;
+    }
     if (!clo.addressability) {
         VG_(gdb_printf)("check_memory: needs --addressability=yes\n");
+        return;
+    }
+    const Addr space_end = Addr(1) << 47;
+    if (l == Number::too_large || (address < space_end && len > space_end - address)) {
+        VG_(gdb_printf)
+        ("check_memory: the length %s is too large: from 0x%llx it runs past the end of the "
+         "address space (0x%lx)\n",
+         len_word, address, space_end);
         return;
     }
     Addr bad;
     void* at = reinterpret_cast<void*>(address);
     if (abits_first_bad(address, len, &bad)) {
         VG_(printf)
-        ("Address %p len %lu not addressable:\nbad address %p\n", at, len,
+        ("Address %p len %llu not addressable:\nbad address %p\n", at, len,
          reinterpret_cast<void*>(bad));
     } else {
-        VG_(printf)("Address %p len %lu addressable\n", at, len);
+        VG_(printf)("Address %p len %llu addressable\n", at, len);
     }
     pp_describe_address(address);
 }
@@ -500,6 +549,9 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         *ret = static_cast<UWord>(d);
         break;
     }
+    case VG_USERREQ__MEMGROW_MARK_AT_EVENT:
+        mark_at_event(args[1], args[2]);
+        break;
     case VG_USERREQ__MEMGROW_CLIENT_MARK_AT: {
         SizeT len = VG_(strlen)(clo.mark_at) + 1, size = args[2];
         if (args[1] && len <= size && VG_(am_is_valid_for_client)(args[1], len, VKI_PROT_WRITE)) {

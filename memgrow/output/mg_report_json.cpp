@@ -1,5 +1,6 @@
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_host_insns.hpp"
+#include "intercept/mg_mark_at.hpp"
 #include "mg_options.hpp"
 #include "classify/mg_projection.hpp"
 #include "output/mg_report.hpp"
@@ -116,6 +117,7 @@ void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analy
     w.member_u("marks_used", g.marks_used);
     w.member_u("marks_adding", g.marks_adding);
     w.member_bool("released_at_end", g.released_at_end);
+    if (g.after_marks) w.member_bool("after_marks", true); // growing after the marks stopped
     w.member_u("staircase_steps", g.steps);
     w.key("next_step_at"); // resize staircase: when its next step is due (may be past the end)
     if (g.steps)
@@ -673,6 +675,9 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.begin_object();
     w.member_u("count", tl.n_marks);
     w.member_u("first_at", tl.first_mark_at);
+    w.member_u("last_at", tl.last_mark_at);
+    w.member_bool("stopped_early", a.marks_stopped_early);
+    mark_at_write_json(w);
     w.member_u("per_bucket", tl.marks.width);
     w.key("label");
     if (tl.mark_label[0])

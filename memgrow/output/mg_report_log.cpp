@@ -2,6 +2,7 @@
 // of each class (growing first) with their evidence and stacks.
 #include "mg_options.hpp"
 #include "classify/mg_projection.hpp"
+#include "intercept/mg_mark_at.hpp"
 #include "output/mg_report.hpp"
 #include "checks/mg_suppressions.hpp"
 #include "records/mg_symbols.hpp"
@@ -63,6 +64,7 @@ void print_evidence(const Growth& g) {
         if (g.stopped >= 0)
             VG_(umsg)(", stopped at %'llu", tl.run.end_of(static_cast<UInt>(g.stopped)));
         if (g.released_at_end) VG_(umsg)(", released just before teardown");
+        if (g.after_marks) VG_(umsg)(", after the last mark");
         if (g.steps) VG_(umsg)
         ("; resize staircase of %u steps; next resize %s clock %'llu", g.steps,
          VG_(strcmp)(g.rule, "staircase") == 0 ? "due at" : "overdue since", staircase_due(g));
@@ -229,8 +231,22 @@ void print_totals(const Analysis& a) {
      a.py->n, a.py->in_class[3], a.py->in_class[2], a.py->in_class[1], a.py->in_class[0]);
     if (tl.n_marks) VG_(umsg)
     ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks, tl.first_mark_at);
+    if (a.marks_stopped_early) VG_(umsg)
+    ("    the marks stopped early: the last at clock %'llu of %'llu; the growth after it is "
+     "judged by the clock\n",
+     tl.last_mark_at, a.end);
     projection_print(projection_of(a), a);
     VG_(umsg)("\n");
+}
+
+// Settings that silently changed the answer, said at the end where the
+// findings are read.
+static void print_config_warnings(const Analysis& a) {
+    if (clo.warmup_given && clo.warmup_units && a.warmup_end >= a.end) VG_(umsg)
+    ("memgrow: --warmup=%llu covers the whole run (clock %'llu %s): every site is stable; give "
+     "a shorter warm-up\n",
+     clo.warmup_units, a.end, unit_name(clo.time_unit, true));
+    mark_at_print_warnings();
 }
 
 void print_summary(const Analysis& a) {
@@ -258,6 +274,7 @@ void print_summary(const Analysis& a) {
         }
     }
     VG_(free)(order);
+    print_config_warnings(a);
 }
 
 } // namespace mg

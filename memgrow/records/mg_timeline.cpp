@@ -146,6 +146,7 @@ void timeline_mark(const HChar* label) {
         if (folds_on_request()) fold_run_clock(tl.first_mark_at);
     }
     tl.n_marks++;
+    tl.last_mark_at = clock_now();
     tl.marks.advance(tl.n_marks);
 }
 

@@ -18,6 +18,7 @@ struct Timeline {
     ULong start_ms = 0;
     ULong n_marks = 0;
     ULong first_mark_at = 0;       // run clock at the first mark
+    ULong last_mark_at = 0;        // ... and at the latest
     HChar mark_label[32] = {};     // the marks' label when they all have the same, else ""
     bool warmup_ended = false;     // MEMGROW_WARMUP_END seen ...
     ULong warmup_end_at = 0;       // ... at this run clock

@@ -322,6 +322,11 @@ class MemcheckMonitorArguments(TestCase):
                     ("bad_kinds", "leak_check kinds lost"),
                     ("bad_limit", "leak_check limited 0"),
                     ("null", "check_memory addressable 0x0 8"),
+                    ("huge_len", "check_memory addressable 0 18446744073709551615"),
+                    ("past_end", f"check_memory addressable {cls.kept} 0x800000000000"),
+                    ("past_2_64", "check_memory addressable 0x10 18446744073709551616"),
+                    ("bad_len", "check_memory addressable 0x10 12q"),
+                    ("kept", f"check_memory addressable {cls.kept} 8"),
                     ("defined", "check_memory defined 0x0"),
                     ("help", "help"))}
                 svc.touch(svc.go)
@@ -383,6 +388,19 @@ class MemcheckMonitorArguments(TestCase):
         self.assertIn("Address 0x0 is not stack'd, malloc'd or (recently) free'd", out)
         self.assertIn("memgrow checks addressable only", self.out["defined"])
         self.assertRegex(self.out["help"], r"(?m)^\s*check_memory addressable <addr> \[<len>\]")
+        self.assertIn(f"Address 0x{int(self.kept, 16):X} len 8 addressable", self.out["kept"])
+
+    def test_check_memory_names_a_length_that_runs_past_the_address_space(self):
+        # The length is wrong, not the address (issue 32); a decimal address
+        # is read as one.
+        for name, start, length in (("huge_len", "0x0", "18446744073709551615"),
+                                    ("past_end", self.kept, "0x800000000000"),
+                                    ("past_2_64", "0x10", "18446744073709551616")):
+            out = self.out[name]
+            self.assertIn(f"check_memory: the length {length} is too large: from {start} it runs "
+                          "past the end of the address space (0x800000000000)", out)
+            self.assertNotIn("address", out.replace("address space", ""))
+        self.assertIn("malformed integer", self.out["bad_len"])
 
 
 # block_list's lines: a block of a record ("0x4A4B340[32]", "... (found via

@@ -72,6 +72,34 @@ class ReportCli(unittest.TestCase):
         self.assertIn("gone sites: 0", p.stdout)
         self.assertIn("result: OK", p.stdout)
 
+    def test_diff_of_two_programs_warns(self):
+        # Issue 32: two builds named apart are two programs to the diff; it
+        # says so on stderr and decides as ever.
+        p = report("diff", self.base, self.new)
+        self.check(p, 1)
+        self.assertIn("memgrow-report: warning: BASE and NEW are reports of different programs "
+                      "(gains_leak_base and gains_leak_new)", p.stderr)
+        self.assertNotIn("warning", report("diff", self.base, self.longer).stderr)
+
+    def test_merge_refuses_one_report_twice_before_parsing_it(self):
+        # Issue 32: by the file (one name twice, or two paths to it), or by
+        # its bytes (a copy); found before anything is parsed.
+        out = os.path.join(self.tmp, "merged.json")
+        copy = os.path.join(self.tmp, "copy-of-base.json")
+        shutil.copyfile(self.base, copy)
+        for inputs, message in (
+                ([self.base, self.new, self.base], f"the same report given twice: it is the "
+                                                   f"file {self.base}"),
+                ([self.base, os.path.join(self.tmp, ".", os.path.basename(self.base))],
+                 "the same report given twice: it is the file"),
+                ([self.base, copy], f"the same report given twice: its bytes are those of "
+                                    f"{self.base}")):
+            with self.subTest(inputs=inputs):
+                p = report("merge", *inputs, "-o", out)
+                self.check(p, 2)
+                self.assertIn(message, p.stderr)
+                self.assertFalse(os.path.exists(out))
+
     def test_a_gone_leak_passes(self):
         self.check(report("diff", self.new, self.base), 0)
 

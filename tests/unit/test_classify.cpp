@@ -509,6 +509,38 @@ BOOST_AUTO_TEST_CASE(marks_override_a_rising_clock) {
     BOOST_TEST(one.marks_used == 0u);
 }
 
+// A program that marks 48 requests, then stops marking and grows in a
+// straight line to its end (issue 32): the marks' "no" covers the buckets
+// they span, and the clock judges the rest.
+BOOST_AUTO_TEST_CASE(growth_after_the_last_mark_is_growth) {
+    Series s(64, 8192);
+    for (unsigned i = 12; i < 64; ++i)
+        s[i] = 8192 + 6000 * static_cast<i64>(i - 11);
+    const Series flat_marks(49, 8192); // 48 marks that added nothing
+    ClassifyParams p;
+    p.warmup_buckets = 1;
+    p.marks_end = 11;
+    const Growth g = classify(s.data(), 64, flat_marks.data(), 49, p);
+    BOOST_TEST(g.cls == SiteClass::growing);
+    BOOST_TEST(std::string(g.rule) == "trend");
+    BOOST_TEST(g.after_marks);
+    BOOST_TEST(g.marks_used == 47u);
+    BOOST_TEST(g.marks_adding == 0u);
+    BOOST_TEST(g.began >= 11);
+    check_evidence(g, 64);
+    // Marks that went on to the end keep their veto.
+    p.marks_end = 63;
+    const Growth marked = classify(s.data(), 64, flat_marks.data(), 49, p);
+    BOOST_TEST(marked.cls != SiteClass::growing);
+    BOOST_TEST(!marked.after_marks);
+    // A flat span after the marks changes nothing.
+    Series flat_after = s;
+    for (unsigned i = 12; i < 64; ++i)
+        flat_after[i] = 8192;
+    p.marks_end = 11;
+    BOOST_TEST(classify(flat_after.data(), 64, flat_marks.data(), 49, p).cls == SiteClass::stable);
+}
+
 BOOST_AUTO_TEST_CASE(deterministic_and_input_untouched) {
     const Series s = canonical_series("rise_with_noise");
     const Series copy = s;

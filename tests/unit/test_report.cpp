@@ -229,6 +229,51 @@ BOOST_AUTO_TEST_CASE(a_field_of_the_wrong_type_is_located) {
     BOOST_TEST(contains(e.message, "\"series\" is missing"), e.message);
 }
 
+// Issue 32: a number beyond 64 bits is an integer out of range, not "a
+// fractional number", wherever it stands.
+BOOST_AUTO_TEST_CASE(an_integer_beyond_64_bits_is_out_of_range) {
+    const std::string huge = "1180591620717411303424"; // 2^70
+    std::string text = report({site("stable", 8, kX)}).dump();
+    text.replace(text.find("\"pid\":42"), 8, "\"pid\":" + huge);
+    LoadError e = load_error(text);
+    BOOST_TEST(e.pointer == "/pid");
+    BOOST_TEST(e.message == "integer out of range", e.message);
+    text = report({site("stable", 8, kX)}).dump();
+    text.replace(text.find("\"live_bytes\":8"), 14, "\"live_bytes\":-" + huge);
+    BOOST_TEST(load_error(text).message == "integer out of range");
+    // A fraction is still a fraction.
+    json j = report({site("stable", 8, kX)});
+    j["pid"] = 4.5;
+    BOOST_TEST(contains(load_error(j.dump()).message, "found a fractional number"));
+}
+
+// Issue 32: an unknown field is skipped however deep it nests (a newer
+// writer's), without being built; a known field that deep is an error there.
+BOOST_AUTO_TEST_CASE(unknown_fields_are_skipped_at_any_depth) {
+    std::string deep = "1";
+    for (int i = 0; i < 40; ++i)
+        deep = (i % 2 ? "[" : "{\"a\":") + deep + (i % 2 ? "]" : "}");
+    json j = report({site("growing", 1000, kX)});
+    std::string text = j.dump();
+    text.insert(1, "\"from_the_future\":" + deep + ",");
+    const std::string in_frame = "\"function\":\"grow\",";
+    text.insert(text.find(in_frame) + in_frame.size(), "\"later\":" + deep + ",");
+    Report r = parse_report(text, "deep.json");
+    BOOST_TEST(r.sites.size() == 1u);
+    BOOST_TEST(*r.sites[0].frames[0].function == "grow");
+    // 200,000 levels of an unknown field: skipped, not built.
+    std::string very = std::string(100000, '[') + std::string(100000, ']');
+    text = j.dump();
+    text.insert(1, "\"x\":" + very + ",");
+    BOOST_TEST(parse_report(text, "very.json").sites.size() == 1u);
+    // A known field whose value nests that deep is refused where it is.
+    text = j.dump();
+    text.replace(text.find("\"pid\":42"), 8, "\"pid\":" + deep);
+    LoadError e = load_error(text);
+    BOOST_TEST(e.pointer == "/pid");
+    BOOST_TEST(e.message == "expected an integer, found an array", e.message);
+}
+
 BOOST_AUTO_TEST_CASE(a_missing_file_is_named) {
     try {
         load_report("/nonexistent/memgrow.json");
@@ -407,6 +452,41 @@ BOOST_AUTO_TEST_CASE(numbers_and_sparklines) {
     BOOST_TEST(sparkline({}, 8, false) == "");
     // Columns take the largest value of their slice: a spike survives.
     BOOST_TEST(sparkline({0, 0, 0, 9, 0, 0, 0, 0}, 4, true) == "_#__");
+}
+
+// Issue 32: names from a report reach the terminal escaped: nothing in
+// them can end a line, move the cursor or reverse the text that follows.
+BOOST_AUTO_TEST_CASE(show_escapes_control_and_bidi_characters) {
+    const std::string evil = std::string("gr\0ow", 5) + "\u202e" + "cod\nLEAKED 9 of 9\x1b[2J";
+    json frames = {frame(evil, 10, "0x1000"), frame("main", 30, "0x2000")};
+    json j = report({site("growing", 1000, frames)});
+    j["command"] = {"./prog", evil};
+    std::string out = show_report(parse(j), ShowOptions{});
+    const std::string escaped = "gr\\x00ow\\u202ecod\\nLEAKED 9 of 9\\x1b[2J";
+    BOOST_TEST(contains(out, "command: ./prog " + escaped), out);
+    BOOST_TEST(contains(out, "at " + escaped + " (prog.c:10)"), out);
+    BOOST_TEST(!contains(out, std::string(1, '\0')));
+    BOOST_TEST(!contains(out, "\u202e"));
+    BOOST_TEST(!contains(out, "\x1b"));
+    BOOST_TEST(!contains(out, "\nLEAKED 9"));
+    BOOST_TEST(terminal_text("caf\u00e9 \u65e5\u672c a\\b\t\u200b\xc2\x85") ==
+               "caf\u00e9 \u65e5\u672c a\\\\b\\t\\u200b\\u0085");
+    BOOST_TEST(terminal_text("\xff\xc0\x80") == "\\xff\\xc0\\x80"); // not UTF-8
+}
+
+// Issue 32: a diff of two different programs says so.
+BOOST_AUTO_TEST_CASE(a_diff_of_two_programs_warns) {
+    json a = report({site("growing", 1000, kX)}), b = a;
+    b["command"] = {"/other/build/prog", "--port", "80"};
+    BOOST_TEST(different_programs(parse(a), parse(b)).empty()); // one program, two builds
+    b["command"] = {"./server"};
+    BOOST_TEST(contains(different_programs(parse(a), parse(b)), "(prog and server)"));
+    a["command"] = {"/usr/bin/python3.11", "-u", "app.py"};
+    b["command"] = {"python3.11", "/srv/app.py", "--fast"};
+    BOOST_TEST(different_programs(parse(a), parse(b)).empty());
+    b["command"] = {"python3.11", "-m", "worker"};
+    BOOST_TEST(contains(different_programs(parse(a), parse(b)),
+                        "(python3.11 app.py and python3.11 -m worker)"));
 }
 
 BOOST_AUTO_TEST_CASE(show_filters_and_prints) {
