@@ -31,7 +31,7 @@ cp -rL "$build/.in_place/memgrow-python/memgrow" "$kit/vg/lib/memgrow-python/"
 cp -L "$cuda/lib64/libcudart.so.13" "$kit/lib/"
 inc="-I$cuda/include -I$top"
 for p in classes async misuse side_by_side; do
-    "$cuda/bin/nvcc" -g -O1 $inc -x cu -o "$kit/bin/${p}_static" "$top/tests/cuda/$p.c"
+    "$cuda/bin/nvcc" -g -O1 -arch=sm_90 $inc -x cu -o "$kit/bin/${p}_static" "$top/tests/cuda/$p.c"
 done
 for p in classes async misuse late_init; do
     cc -g -O1 $inc -o "$kit/bin/${p}_dynamic" "$top/tests/cuda/$p.c" -L"$cuda/lib64" -lcudart \

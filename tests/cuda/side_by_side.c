@@ -45,9 +45,10 @@ int main(int argc, char** argv) {
     if (cudaMalloc(&twice, 4096) != cudaSuccess || cudaFree(twice) != cudaSuccess) return 1;
     expect_failure(cudaFree(twice), "double free"); /* DOUBLE_FREE */
     if (cudaMalloc(&dev, 4096) != cudaSuccess) return 1;
-    expect_failure(cudaFreeHost(dev), "cudaFreeHost of device memory");          /* WRONG_FAMILY */
-    expect_failure(cudaMemcpy(dev, host, 8192, cudaMemcpyHostToDevice), "overrun"); /* OVERRUN */
-    host_block = (char*)malloc(100);                                              /* HOST_LEAK */
+    expect_failure(cudaFreeHost(dev), "cudaFreeHost of device memory"); /* WRONG_FAMILY */
+    const enum cudaMemcpyKind h2d = cudaMemcpyHostToDevice;
+    expect_failure(cudaMemcpy(dev, host, 8192, h2d), "overrun"); /* MEMCPY_OVERRUN */
+    host_block = (char*)malloc(100);                             /* HOST_LEAK */
     memset(host_block, 1, 100);
     host_block = NULL;
     if (argc > 1 && strcmp(argv[1], "kernel") == 0) {

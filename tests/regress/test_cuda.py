@@ -54,7 +54,7 @@ class CudaTest(mgtest.TestCase):
         return sites[0]
 
     def test_programs_run_natively_on_the_standins(self):
-        for name in ("classes", "async", "driver", "misuse"):
+        for name in ("classes", "async", "driver", "misuse", "side_by_side"):
             p = subprocess.run([cuda_program(name)], env={**os.environ, **standin_env()},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=60)
@@ -145,6 +145,29 @@ class CudaTest(mgtest.TestCase):
         self.assertIn(line("misuse.c", "FIRST_FREE"), [f["line"] for f in e["free_frames"]])
         self.assertIn("ERROR SUMMARY: 6 errors from 6 contexts", r.log)
         self.assertIn("Device range overrun: write of 8192 bytes", r.log)
+
+    def test_side_by_side_finds_each_at_its_line(self):
+        # What docs/cuda.md's table sets beside compute-sanitizer; the GPU
+        # kit runs the same program built with nvcc on the real driver.
+        r = run("side_by_side", options=["--leak-check=full"])
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        leak = self.assertSite(rep, "leaked", "device", "side_by_side.c", "DEVICE_LEAK")
+        self.assertEqual(leak["lost"]["definite"], 1 << 20)
+        kept = [s for s in device_sites(rep) if s["live_bytes"] == 1 << 16]
+        self.assertEqual(len(kept), 1, mgtest.describe(rep))
+        self.assertEqual((kept[0]["at_exit_bytes"], kept[0]["lost"]["definite"]), (1 << 16, 0))
+        host = self.assertSite(rep, "leaked", "host", "side_by_side.c", "HOST_LEAK")
+        self.assertEqual(host["lost"]["definite"], 100)
+        for kind, marker in (("DeviceDoubleFree", "DOUBLE_FREE"),
+                             ("DeviceMismatchedFree", "WRONG_FAMILY"),
+                             ("DeviceOverrun", "MEMCPY_OVERRUN")):
+            want = line("side_by_side.c", marker)
+            found = [e for e in rep["errors"] if e["kind"] == kind and any(
+                f["line"] == want and (f["file"] or "").endswith("side_by_side.c")
+                for f in e["frames"])]
+            self.assertEqual(len(found), 1, f"{kind} at side_by_side.c:{want}:\n{r.log}")
+        self.assertEqual(len(rep["errors"]), 3, r.log)
 
     # The stand-in driver's start-up allocates host memory as the real one's
     # does (cuInit 5 MiB, the primary context 25 MiB; 46 MB on an H100), ten

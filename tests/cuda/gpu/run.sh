@@ -23,7 +23,7 @@ vg=$kit/vg/valgrind.bin
 out=${OUT:-/tmp/memgrow-gpu-out}
 work=${KIT_WORK:-/tmp/memgrow-gpu}
 big=$work/big
-limit=${KIT_LIMIT:-330}
+limit=${KIT_LIMIT:-300}
 steps=${KIT_STEPS:-20}
 rm -rf "$work"
 mkdir -p "$big" "$out"
@@ -164,7 +164,7 @@ kill "$monitor"
 
 say "4: tables"
 "$py" "$kit/summarize.py" "$work" --full >"$work/summary-full.txt" 2>&1
-"$py" "$kit/summarize.py" "$work" 2>&1 | tee "$work/summary.txt" | cut -c1-300
+"$py" "$kit/summarize.py" "$work" 2>&1 | tee "$work/summary.txt" | cut -c1-260
 pack
 ls -la "$out" | tail -n +2
 say "done; the full reports: $big"

@@ -135,7 +135,7 @@ def attribution(d, name, full, most):
         print(f"   site {s['id']} {s['space']}{s['device']} {s['class']:7} "
               f"live {mib(s['live_bytes'])}/{s['live_blocks']} peak {mib(s['peak_bytes'])} allocs {s['allocated_blocks']} "
               f"{owner(s['frames'])} py {python_line(s['frames'])}")
-        print(f"      {native_frames(s['frames'], 6 if full else 3)[:400 if full else 200]}")
+        print(f"      {native_frames(s['frames'], 6 if full else 3)[:400 if full else 160]}")
 
 
 def modes_table(d, full):
@@ -239,7 +239,7 @@ def stats(d):
         keep = [ln for ln in lines if re.search(
             r"transtab: +new|translate: +(fast|generic)|scheduler: .*event checks|"
             r"start-up took|warm-up ends|ERROR SUMMARY|Process terminating", ln)]
-        print(f"{os.path.basename(log)}: " + " | ".join(k[:100] for k in keep[:5]))
+        print(f"{os.path.basename(log)}: " + " | ".join(k[:90] for k in keep[:4]))
 
 
 def main():
@@ -258,7 +258,7 @@ def main():
     for name in ["t_hunt", "t_default"] + [f"mg_{m}_{k}" for k in ("tensor", "item")
                                            for m in MODES]:
         if full or name == "t_hunt" or name.endswith("_tensor"):
-            attribution(d, name, full, 8 if name == "t_hunt" else 0)
+            attribution(d, name, full, 6 if name == "t_hunt" else 0)
     modes_table(d, full)
     sanitizer_table(d, rows, full)
     stats(d)
