@@ -234,6 +234,18 @@ class CudaTest(mgtest.TestCase):
         self.assertEqual(lc["possible"]["bytes"], 0, r.log)
         self.assertEqual(lc["suppressed"]["bytes"], (4096 + 16 * 1024) * 1024, r.log)
 
+    def test_core_checks_after_the_report(self):
+        # The GPU kit's --stats=yes runs (bench/results/gpu) ended in the
+        # core's panic "sanity_check_malloc_arena": the last report had
+        # given the client arena's pages, headers and all, back to the kernel.
+        for opt in ("--stats=yes", "--sanity-level=2", "--profile-heap=yes"):
+            r = run("side_by_side", options=[opt])
+            self.assertEqual(r.rc, 0, f"{opt}:\n{r.log}")
+            self.assertNotIn("the 'impossible' happened", r.log, opt)
+            self.assertIn("DeviceDoubleFree", [e["kind"] for e in r.report["errors"]], opt)
+            if opt == "--stats=yes":  # the stats, after the report
+                self.assertRegex(r.log, r"transtab: +new")
+
     def test_cuda_no_records_no_device_sites(self):
         r = run("classes", options=["--cuda=no"])
         self.assertEqual(r.rc, 0, r.log)
