@@ -101,8 +101,10 @@ def times_table(d, rows, full):
               + " ".join(f"{k} {v:.0f}" for k, v in ph.items()))
 
 
-def device_live_at(x, k):
-    return sum(s["mark_series"][k] for s in x["device_sites"] if "mark_series" in s)
+def device_live_at(x, k, who=None):
+    """Device live bytes at mark k, of the sites owned by who (all when None)."""
+    return sum(s["mark_series"][k] for s in x["device_sites"]
+               if "mark_series" in s and (who is None or owner(s["frames"]) == who))
 
 
 def attribution(d, name, full, most):
@@ -138,9 +140,42 @@ def attribution(d, name, full, most):
         print(f"      {native_frames(s['frames'], 6 if full else 3)[:400 if full else 160]}")
 
 
+# What memgrow's bytes of PyTorch's allocator are compared with, per mode:
+# the caching allocators keep whole segments (reserved); without caching each
+# tensor is a cudaMalloc of its own, and with cudaMallocAsync a
+# cudaMallocAsync of its own (allocated). The driver's pool behind
+# cudaMallocAsync reserves more (reserved), through no call memgrow sees.
+# PYTORCH_NO_CUDA_MEMORY_CACHING turns PyTorch's counters off (both read 0):
+# its reference is the cudaMallocAsync run's allocated at the same mark (the
+# same tensors at their requested sizes; the caching runs count them rounded
+# up to 512 bytes), else the caching run's.
+REFERENCE = {"caching": "reserved", "expandable": "reserved", "nocache": "allocated",
+             "async": "allocated"}
+
+
+def reference(d, mode, keep, t):
+    """The PyTorch counter memgrow's allocator bytes should equal at each
+    mark, and where it comes from."""
+    key = REFERENCE[mode]
+    ref = [m[key] for m in t.get("marks", [])]
+    if any(ref):
+        return key, ref
+    for other_name in (f"{pre}_{m}_{keep}" for m in ("async", "caching")
+                       for pre in ("mg", "native")):
+        other = load(os.path.join(d, other_name + ".torch.json"))
+        if other and any(m[key] for m in other.get("marks", [])):
+            return f"{key} of {other_name}", [m[key] for m in other["marks"]]
+    return key, ref
+
+
+def python_lines(frames):
+    return " < ".join(f"{os.path.basename(fr[1] or '?')}:{fr[2]}" for fr in frames if fr[4])
+
+
 def modes_table(d, full):
-    print("== allocator modes: device live (memgrow, at each mark) vs torch reserved / "
-          "allocated (just before it)")
+    print("== allocator modes: memgrow's device bytes of PyTorch's allocator at each mark vs the "
+          "counter they should equal (reserved: caching, expandable; allocated: no caching, "
+          "cudaMallocAsync); outside: cuBLAS's workspaces and the rest, not PyTorch's")
     for keep in ("tensor", "item"):
         for mode in MODES:
             name = f"mg_{mode}_{keep}"
@@ -151,33 +186,30 @@ def modes_table(d, full):
                       f"{'no torch stats' if t is None else ''})")
                 continue
             marks = t.get("marks", [])
-            n = min(len(marks), x.get("mark_buckets") or 0)
+            key, ref = reference(d, mode, keep, t)
+            n = min(len(marks), len(ref), x.get("mark_buckets") or 0)
+            mine = [device_live_at(x, k, "PyTorch allocator") for k in range(n)]
             dev = [device_live_at(x, k) for k in range(n)]
+            ref = ref[:n]
+            offs = [abs(a - b) / b for a, b in zip(mine, ref) if b]
+            off = f"{100 * max(offs):.2f}%" if len(offs) == n and n else "-"
             res = [m["reserved"] for m in marks[:n]]
             alc = [m["allocated"] for m in marks[:n]]
-
-            def worst(ref):
-                devs = [abs(a - b) / b for a, b in zip(dev, ref) if b]
-                return f"{100 * max(devs):.2f}%" if devs else "-"
             grow = [s for s in x["device_sites"] if s["class"] in ("growing", "leaked")]
-            nat = (load(os.path.join(d, f"native_{mode}_{keep}.torch.json")) or {}).get("marks")
-            natively = (f"; natively res {mib(nat[-1]['reserved'])} alc {mib(nat[-1]['allocated'])}"
-                        if nat else "")
+            first_last = lambda v: f"{mib(v[0] if v else None)}->{mib(v[-1] if v else None)}"
             print(f"{name:22} {str(t.get('backend'))[:15]:15} marks {x['marks']['count']:>3} "
-                  f"cmp {n:>3} "
-                  f"dev {mib(dev[0] if dev else None)}->{mib(dev[-1] if dev else None)} "
-                  f"res {mib(res[0] if res else None)}->{mib(res[-1] if res else None)} "
-                  f"alc {mib(alc[0] if alc else None)}->{mib(alc[-1] if alc else None)} MiB; "
-                  f"max off res {worst(res)} alc {worst(alc)}; growing dev sites {len(grow)}, "
-                  f"host {x['host_growing_count']}{natively}")
+                  f"cmp {n:>3} PyTorch's {first_last(mine)} vs {key} {first_last(ref)} MiB, "
+                  f"max off {off}; outside {mib(dev[-1] - mine[-1] if dev else None)}; torch "
+                  f"res {first_last(res)} alc {first_last(alc)}; growing dev sites {len(grow)}, "
+                  f"host {x['host_growing_count']}")
             for s in grow[:3]:
-                print(f"      growing {s['space']} {mib(s['live_bytes'])} MiB/{s['live_blocks']} "
-                      f"+{s['growth']['rate_per_mark']}/mark at py {python_line(s['frames'])} "
-                      f"{owner(s['frames'])}")
+                print(f"      growing {s['space']} {s['live_bytes']} B/{s['live_blocks']} "
+                      f"+{s['growth']['rate_per_mark']} B/mark {owner(s['frames'])} at py "
+                      f"{python_lines(s['frames'])}")
             if full:
-                print("      dev", dev)
-                print("      res", res)
-                print("      alc", alc)
+                print("      mine", mine)
+                print("      ref ", ref)
+                print("      dev ", dev)
                 for s in x["host_growing"][:5]:
                     print(f"      host growing {s['live_bytes']} B py {python_line(s['frames'])}: "
                           f"{native_frames(s['frames'], 3)[:200]}")
