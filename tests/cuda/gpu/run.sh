@@ -1,7 +1,7 @@
 #!/bin/bash
 # memgrow on a GPU machine (docs/cuda.md, "On a GPU machine"; issue 38), from
 # the kit scripts/gpu-kit.sh assembles (build/gpukit: Valgrind, memgrow, the
-# programs). In about 7 minutes on 16 cores, in four phases:
+# programs). In about 5 minutes on 16 cores, in four phases:
 #  1. natively: the timed PyTorch loop alone, then the marked loops in every
 #     allocator mode (PyTorch's counters without Valgrind);
 #  2. the C programs under memgrow, and the static-cudart side_by_side program
@@ -10,7 +10,9 @@
 #     (keeping loss tensors, keeping loss.item()) in the four allocator modes
 #     under memgrow's growth hunt, and the timed loop under --tool=none, the
 #     hunt (also with --cuda=no, with --python=no --python-malloc=no), memgrow's
-#     default and memcheck; each report is read (extract.py) as its run ends;
+#     default and memcheck (which stops at start-up where ld.so is stripped: its
+#     strlen redirection is mandatory; libc6-dbg provides the symbols); each
+#     report is read (extract.py) as its run ends;
 #  4. the tables (summarize.py).
 # Prints the compact tables; $OUT gets them, the full ones, the machine's
 # description and gpukit-run.tar.gz (logs, extracts, PyTorch's counters,
