@@ -168,6 +168,10 @@ def reference(d, mode, keep, t):
     return key, ref
 
 
+def first_last(v):
+    return f"{mib(v[0] if v else None)}->{mib(v[-1] if v else None)}"
+
+
 def python_lines(frames):
     return " < ".join(f"{os.path.basename(fr[1] or '?')}:{fr[2]}" for fr in frames if fr[4])
 
@@ -196,7 +200,6 @@ def modes_table(d, full):
             res = [m["reserved"] for m in marks[:n]]
             alc = [m["allocated"] for m in marks[:n]]
             grow = [s for s in x["device_sites"] if s["class"] in ("growing", "leaked")]
-            first_last = lambda v: f"{mib(v[0] if v else None)}->{mib(v[-1] if v else None)}"
             print(f"{name:22} {str(t.get('backend'))[:15]:15} marks {x['marks']['count']:>3} "
                   f"cmp {n:>3} PyTorch's {first_last(mine)} vs {key} {first_last(ref)} MiB, "
                   f"max off {off}; outside {mib(dev[-1] - mine[-1] if dev else None)}; torch "
