@@ -151,6 +151,15 @@ inline void* fresh_pages(SizeT bytes) {
 extern "C" SysRes VG_(do_syscall)(UWord sysno, UWord, UWord, UWord, UWord, UWord, UWord, UWord,
                                   UWord);
 
+// --- Two core options the tool headers leave out (every release has them):
+// with them, as with --stats=yes, the core walks the client arena's block
+// headers after the tool's fini.
+extern "C" Int VG_(clo_sanity_level);
+extern "C" Bool VG_(clo_profile_heap);
+inline bool core_walks_client_arena_at_exit() {
+    return VG_(clo_stats) || VG_(clo_sanity_level) > 1 || VG_(clo_profile_heap);
+}
+
 // Gives the pages of [a, a + len) back to the kernel (MADV_DONTNEED): the
 // mapping stays, and reads as zeros.
 inline void discard_pages(Addr a, SizeT len) {

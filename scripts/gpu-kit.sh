@@ -4,7 +4,8 @@
 # launcher and core files from this machine's install, the memgrow built in
 # build/, the CUDA test programs built against the toolkit (the static
 # runtime with nvcc, the dynamic one with its libcudart beside them, the
-# driver API with -lcuda), the PyTorch loop and tests/cuda/gpu/run.sh.
+# driver API with -lcuda), memgrow's Python package, memcheck and the none
+# tool for comparison, the PyTorch loops and the scripts of tests/cuda/gpu.
 # Then, on the lent machine (the device tool), carrying build/gpukit:
 #     bash build/gpukit/run.sh
 set -eu
@@ -20,15 +21,17 @@ done
 launcher=/usr/bin/valgrind.bin # Debian's; /usr/bin/valgrind is a shell wrapper there
 [ -x "$launcher" ] || launcher=$(command -v valgrind)
 rm -rf "$kit"
-mkdir -p "$kit/vg/lib" "$kit/bin" "$kit/lib"
+mkdir -p "$kit/vg/lib/memgrow-python" "$kit/bin" "$kit/lib"
 cp "$launcher" "$kit/vg/valgrind.bin"
 cp "$build/memgrow-amd64-linux" "$build/vgpreload_memgrow-amd64-linux.so" \
     "$build/memgrow-default.supp" "$vglib/vgpreload_core-amd64-linux.so" "$vglib/default.supp" \
-    "$kit/vg/lib/"
+    "$vglib/memcheck-amd64-linux" "$vglib/vgpreload_memcheck-amd64-linux.so" \
+    "$vglib/none-amd64-linux" "$kit/vg/lib/"
+cp -rL "$build/.in_place/memgrow-python/memgrow" "$kit/vg/lib/memgrow-python/"
 cp -L "$cuda/lib64/libcudart.so.13" "$kit/lib/"
 inc="-I$cuda/include -I$top"
-for p in classes async misuse; do
-    "$cuda/bin/nvcc" -g -O1 $inc -x cu -o "$kit/bin/${p}_static" "$top/tests/cuda/$p.c"
+for p in classes async misuse side_by_side; do
+    "$cuda/bin/nvcc" -g -O1 -arch=sm_90 $inc -x cu -o "$kit/bin/${p}_static" "$top/tests/cuda/$p.c"
 done
 for p in classes async misuse late_init; do
     cc -g -O1 $inc -o "$kit/bin/${p}_dynamic" "$top/tests/cuda/$p.c" -L"$cuda/lib64" -lcudart \
@@ -37,6 +40,7 @@ done
 for p in driver ctx_create; do
     cc -g -O1 $inc -o "$kit/bin/$p" "$top/tests/cuda/$p.c" -L"$cuda/lib64/stubs" -lcuda
 done
-cp "$top/tests/cuda/gpu/run.sh" "$top/tests/cuda/gpu/torch_gpu.py" \
-    "$top/tests/cuda/gpu/summarize.py" "$kit/"
+for f in run.sh timed.py torch_stats.py torch_gpu.py torch_marks.py extract.py summarize.py; do
+    cp "$top/tests/cuda/gpu/$f" "$kit/"
+done
 echo "gpu-kit: $kit ($(du -sh "$kit" | cut -f1)); on the GPU machine: bash build/gpukit/run.sh"

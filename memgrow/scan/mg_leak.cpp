@@ -224,7 +224,11 @@ void client_memory_discard() {
     Addr* starts = VG_(get_segment_starts)(SkAnonC, &n_starts);
     for (Int i = 0; i < n_starts; ++i) {
         const NSegment* seg = VG_(am_find_nsegment)(starts[i]);
-        if (seg && seg->kind == SkAnonC) vgc::discard_pages(seg->start, seg->end + 1 - seg->start);
+        if (!seg || seg->kind != SkAnonC) continue;
+        // The arena's headers and free lists are in its client-heap
+        // segments: zeroed, they fail the core's checks at exit.
+        if (seg->isCH && vgc::core_walks_client_arena_at_exit()) continue;
+        vgc::discard_pages(seg->start, seg->end + 1 - seg->start);
     }
     VG_(free)(starts);
 }

@@ -89,7 +89,9 @@ void leak_scan_forget_blocks();
 // slabs memgrow's malloc carves, its stacks) back to the kernel: after the
 // process's last scan nothing reads them, and the report that follows is
 // the tool's biggest moment (the client heap of `import torch` is 170 MB).
-// The mappings stay; a read would see zeros.
+// The mappings stay; a read would see zeros. The client-heap segments stay
+// when the core walks the client arena after the tool (--stats=yes,
+// --sanity-level=2 and up, --profile-heap=yes).
 void client_memory_discard();
 // memcheck's monitor who_points_at: every word of the roots and of the live
 // blocks, and every register, that points into [a, a+len), described.

@@ -54,7 +54,7 @@ class CudaTest(mgtest.TestCase):
         return sites[0]
 
     def test_programs_run_natively_on_the_standins(self):
-        for name in ("classes", "async", "driver", "misuse"):
+        for name in ("classes", "async", "driver", "misuse", "side_by_side"):
             p = subprocess.run([cuda_program(name)], env={**os.environ, **standin_env()},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=60)
@@ -146,6 +146,29 @@ class CudaTest(mgtest.TestCase):
         self.assertIn("ERROR SUMMARY: 6 errors from 6 contexts", r.log)
         self.assertIn("Device range overrun: write of 8192 bytes", r.log)
 
+    def test_side_by_side_finds_each_at_its_line(self):
+        # What docs/cuda.md's table sets beside compute-sanitizer; the GPU
+        # kit runs the same program built with nvcc on the real driver.
+        r = run("side_by_side", options=["--leak-check=full"])
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        leak = self.assertSite(rep, "leaked", "device", "side_by_side.c", "DEVICE_LEAK")
+        self.assertEqual(leak["lost"]["definite"], 1 << 20)
+        kept = [s for s in device_sites(rep) if s["live_bytes"] == 1 << 16]
+        self.assertEqual(len(kept), 1, mgtest.describe(rep))
+        self.assertEqual((kept[0]["at_exit_bytes"], kept[0]["lost"]["definite"]), (1 << 16, 0))
+        host = self.assertSite(rep, "leaked", "host", "side_by_side.c", "HOST_LEAK")
+        self.assertEqual(host["lost"]["definite"], 100)
+        for kind, marker in (("DeviceDoubleFree", "DOUBLE_FREE"),
+                             ("DeviceMismatchedFree", "WRONG_FAMILY"),
+                             ("DeviceOverrun", "MEMCPY_OVERRUN")):
+            want = line("side_by_side.c", marker)
+            found = [e for e in rep["errors"] if e["kind"] == kind and any(
+                f["line"] == want and (f["file"] or "").endswith("side_by_side.c")
+                for f in e["frames"])]
+            self.assertEqual(len(found), 1, f"{kind} at side_by_side.c:{want}:\n{r.log}")
+        self.assertEqual(len(rep["errors"]), 3, r.log)
+
     # The stand-in driver's start-up allocates host memory as the real one's
     # does (cuInit 5 MiB, the primary context 25 MiB; 46 MB on an H100), ten
     # times what classes.c allocates after it: the warm-up ends after it, so
@@ -210,6 +233,18 @@ class CudaTest(mgtest.TestCase):
         lc = rep["leak_check"]
         self.assertEqual(lc["possible"]["bytes"], 0, r.log)
         self.assertEqual(lc["suppressed"]["bytes"], (4096 + 16 * 1024) * 1024, r.log)
+
+    def test_core_checks_after_the_report(self):
+        # The GPU kit's --stats=yes runs (bench/results/gpu) ended in the
+        # core's panic "sanity_check_malloc_arena": the last report had
+        # given the client arena's pages, headers and all, back to the kernel.
+        for opt in ("--stats=yes", "--sanity-level=2", "--profile-heap=yes"):
+            r = run("side_by_side", options=[opt])
+            self.assertEqual(r.rc, 0, f"{opt}:\n{r.log}")
+            self.assertNotIn("the 'impossible' happened", r.log, opt)
+            self.assertIn("DeviceDoubleFree", [e["kind"] for e in r.report["errors"]], opt)
+            if opt == "--stats=yes":  # the stats, after the report
+                self.assertRegex(r.log, r"transtab: +new")
 
     def test_cuda_no_records_no_device_sites(self):
         r = run("classes", options=["--cuda=no"])
