@@ -115,7 +115,13 @@ ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit, bool by
     print_leaks(a, which, limit, by_monitor);
     clo.leak_check = saved;
     clo.show_leak_kinds = saved_kinds;
+    // COUNT_LEAKS keeps the previous scan's figures after one that found no
+    // block, as memcheck's.
     LeakCounts& c = leak_counts;
+    if (leak_scan_empty(a.leaks)) {
+        analysis_release(&a);
+        return 0;
+    }
     suppressed_totals(a.leaks, a, c.bytes, c.blocks);
     for (UInt k = 0; k < kLeakKinds; ++k) {
         c.bytes[k] = a.leaks->bytes[k] - c.bytes[k];
@@ -447,6 +453,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         if (!timeline_teardown(static_cast<UInt>(args[1]))) break;
         if (VG_(clo_verbosity) > 1) VG_(umsg)
         ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
+        if (clo.leak_check != LeakCheck::no) leak_forget_dead_stack(tid);
         if (clo.leak_check != LeakCheck::no && clo.teardown_scan) {
             // The scan's arrays would come on top of everything the run
             // holds (the peak of `import torch`): the indexes that find a
@@ -454,7 +461,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
             // rebuilds them, sized for the stacks there are.
             stack_tree_drop_index();
             sites_drop_index();
-            leak_scan_teardown();
+            leak_scan_teardown(tid, args[2]);
         }
         break;
     case VG_USERREQ__MEMGROW_DEVICE_ALLOC:

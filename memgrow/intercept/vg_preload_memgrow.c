@@ -8,12 +8,15 @@
 
 /* exit(): main returning calls it too. Teardown begins before atexit
    handlers and static destructors run, so what they free does not hide
-   growth. */
+   growth. The wrappers' frames are memgrow's, not the program's: the
+   teardown scan reads the stack from their caller's stack pointer up (the
+   return address and the frame pointer they push are 2 words). */
+#define MEMGROW_CALLER_SP ((unsigned long)__builtin_frame_address(0) + 2 * sizeof(void*))
 void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status);
 void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status) {
     OrigFn fn;
     VALGRIND_GET_ORIG_FN(fn);
-    MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_EXIT);
+    MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_EXIT, MEMGROW_CALLER_SP);
     CALL_FN_v_W(fn, status);
     __builtin_unreachable();
 }
@@ -27,7 +30,7 @@ void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status) {
         OrigFn fn;                                                                                 \
         int result;                                                                                \
         VALGRIND_GET_ORIG_FN(fn);                                                                  \
-        MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_PY_FINALIZE);                                            \
+        MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_PY_FINALIZE, MEMGROW_CALLER_SP);                         \
         CALL_FN_W_v(result, fn);                                                                   \
         return result;                                                                             \
     }
@@ -40,6 +43,7 @@ MEMGROW_WRAP_PY_FINALIZE(NONE)
    when the client is an interpreter (the executable or its libpython). */
 extern char* getenv(const char* name) __attribute__((weak));
 extern int putenv(char* string) __attribute__((weak));
+extern char** environ __attribute__((weak));
 extern void* PyImport_ImportModule(const char* name) __attribute__((weak));
 extern void PyErr_Print(void) __attribute__((weak));
 extern void Py_DecRef(void* object) __attribute__((weak));
@@ -103,12 +107,51 @@ MEMGROW_WRAP_PY_RUN(NONE, PyRun_SimpleStringFlags, MEMGROW_PY_RUN_STRING_PARAMS,
    --pytorch-caching=no PyTorch's CUDA caching allocator off, and the
    --mark-at functions. Children inherit them. This needs libc's environ,
    which is set before this constructor runs only because the preload is not
-   linked with -z initfirst. putenv with static strings: the only block this
-   leaves in every client's heap is libc's copy of the environ array. */
+   linked with -z initfirst. The entries are static strings, and the array
+   that holds them is the preload's own: putenv would copy environ into a
+   heap block, one more reachable block than memcheck sees in every client
+   (and in a program's VALGRIND_COUNT_LEAKS). libc's setenv and putenv copy
+   an environ they did not allocate into a block of the program's, as they
+   copy the initial one under memcheck. Only an environment of more than
+   kEnvironSlots entries goes through putenv. */
 static char python_malloc[] = "PYTHONMALLOC=malloc";
 static char no_torch_caching[] = "PYTORCH_NO_CUDA_MEMORY_CACHING=1";
 static char python_path[16384] = "PYTHONPATH=";
 static char mark_at[2100] = "MEMGROW_MARK_AT=";
+enum { kEnvironSlots = 4096 };
+static char* environ_copy[kEnvironSlots];
+
+/* Sets entry ("NAME=value"), replacing NAME's entry if there is one. */
+static void set_environment(char* entry) {
+    unsigned long n = 0, name = 0;
+    while (entry[name] != '=')
+        ++name;
+    if (environ != environ_copy) {
+        while (environ && environ[n])
+            ++n;
+        if (n + 1 >= kEnvironSlots) {
+            putenv(entry);
+            return;
+        }
+        for (unsigned long i = 0; i < n; ++i)
+            environ_copy[i] = environ[i];
+        environ = environ_copy;
+    }
+    for (n = 0; environ_copy[n]; ++n) {
+        unsigned long i = 0;
+        while (i <= name && environ_copy[n][i] == entry[i])
+            ++i;
+        if (i > name) {
+            environ_copy[n] = entry;
+            return;
+        }
+    }
+    if (n + 1 >= kEnvironSlots) {
+        putenv(entry);
+        return;
+    }
+    environ_copy[n] = entry;
+}
 
 /* Whether dir is one of the entries of the colon-separated path. */
 static int path_has(const char* path, const char* dir) {
@@ -139,24 +182,25 @@ static void add_python_path(const char* dir) {
         python_path[n++] = *dir++;
     if ((old && *old) || *dir) return; /* too long: leave the user's value alone */
     python_path[n] = 0;
-    putenv(python_path);
+    set_environment(python_path);
 }
 
 __attribute__((constructor)) static void memgrow_python_environment(void) {
     char dir[4096];
     unsigned long config;
-    if (!getenv || !putenv) return;
+    if (!getenv || !putenv || !&environ) return;
     config = MEMGROW_CLIENT_CONFIG(dir, sizeof dir);
-    if ((config & MEMGROW_CONFIG_PYTHON_MALLOC) && !getenv("PYTHONMALLOC")) putenv(python_malloc);
+    if ((config & MEMGROW_CONFIG_PYTHON_MALLOC) && !getenv("PYTHONMALLOC"))
+        set_environment(python_malloc);
     if (config & MEMGROW_CONFIG_PYTHON_PATH) add_python_path(dir);
     /* PyTorch's caching allocator keeps freed device memory in its own
        segments; without it every tensor is a cudaMalloc of its own. */
     if ((config & MEMGROW_CONFIG_NO_TORCH_CACHING) && !getenv("PYTORCH_NO_CUDA_MEMORY_CACHING"))
-        putenv(no_torch_caching);
+        set_environment(no_torch_caching);
     if (config & MEMGROW_CONFIG_MARK_AT) {
         const unsigned long prefix = sizeof "MEMGROW_MARK_AT=" - 1;
-        if (VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_CLIENT_MARK_AT,
-                                            mark_at + prefix, sizeof mark_at - prefix, 0, 0, 0))
-            putenv(mark_at);
+        if (VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_CLIENT_MARK_AT, mark_at + prefix,
+                                            sizeof mark_at - prefix, 0, 0, 0))
+            set_environment(mark_at);
     }
 }

@@ -203,6 +203,14 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     bool deltas = which != LeakDelta::any;
     const LeakScan* scan = a.leaks;
     if (!scan) return;
+    // A scan that found no block says so in memcheck's words, and nothing
+    // else; memcheck forgets its loss records then.
+    if (leak_scan_empty(scan)) {
+        forget_loss_records();
+        if (VG_(clo_verbosity) >= 1)
+            VG_(umsg)("All heap blocks were freed -- no leaks are possible\n\n");
+        return;
+    }
     const LeakScan* prev = leak_scan_previous();
     if (clo.leak_check == LeakCheck::full) {
         UInt n = 0;

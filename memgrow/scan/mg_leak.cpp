@@ -113,15 +113,20 @@ struct Registers {
     UInt n_sps;
 };
 Registers* regs_sink;
+// During the teardown scan: the thread that asked, and the stack pointer
+// its scan starts from (its caller's, above the preload wrapper's frame).
+ThreadId sp_override_tid = VG_INVALID_THREADID;
+Addr sp_override;
 
 // The registers of every thread now (release them with release_registers).
 Registers collect_registers();
 void release_registers(Registers& r);
 
-void collect_register(ThreadId, const HChar* name, UWord value) {
+void collect_register(ThreadId tid, const HChar* name, UWord value) {
     Registers* r = regs_sink;
     if (r->n < r->cap) r->values[r->n++] = value;
-    if (VG_STREQ(name, "RSP") && r->n_sps < VG_N_THREADS) r->sps[r->n_sps++] = value;
+    if (VG_STREQ(name, "RSP") && r->n_sps < VG_N_THREADS)
+        r->sps[r->n_sps++] = tid == sp_override_tid ? sp_override : value;
 }
 
 // Where a root segment's scan starts: a thread stack's memory below its
@@ -533,19 +538,40 @@ const LeakScan* leak_scan() {
     out->teardown_scanned = teardown_scan_done;
     keep_blocks(w);
     release(w);
-    release(scans[1]);
-    scans[1] = scans[0];
+    if (scans[0] && leak_scan_empty(scans[0])) {
+        release(scans[0]);
+    } else {
+        release(scans[1]);
+        scans[1] = scans[0];
+    }
     scans[0] = out;
     return out;
 }
 
-void leak_scan_teardown() {
+void leak_scan_teardown(ThreadId tid, Addr caller_sp) {
     if (teardown_scan_done) return;
     teardown_scan_done = true;
+    if (caller_sp > VG_(get_SP)(tid)) sp_override_tid = tid, sp_override = caller_sp;
     Walk w = walk(false);
+    sp_override_tid = VG_INVALID_THREADID;
     for (UInt i = 0; i < w.n; ++i)
         if (w.marks[i].state == reach::State::reachable) w.blocks[i]->by_teardown = 1;
     release(w);
+}
+
+void leak_forget_dead_stack(ThreadId tid) {
+    Addr sp = VG_(get_SP)(tid);
+    Addr lowest = VG_(thread_get_stack_max)(tid) + 1 - VG_(thread_get_stack_size)(tid);
+    const NSegment* seg = VG_(am_find_nsegment)(sp);
+    // Only the thread's own stack, as the core knows it, and only the
+    // mapped part of it (the main thread's grows down on demand).
+    if (!seg || seg->kind != SkAnonC || !seg->hasW || seg->isCH || sp <= lowest) return;
+    Addr lo = seg->start > lowest ? seg->start : lowest;
+    if (sp <= lo) return;
+    Addr page = VG_PGROUNDDN(sp);
+    if (page > lo) vgc::discard_pages(VG_PGROUNDUP(lo), page - VG_PGROUNDUP(lo));
+    Addr from = page > lo ? page : lo;
+    VG_(memset)(reinterpret_cast<void*>(from), 0, sp - from);
 }
 
 void block_born_in_teardown(Block* b) {
@@ -558,6 +584,13 @@ const LeakScan* leak_scan_last() {
 
 const LeakScan* leak_scan_previous() {
     return scans[1];
+}
+
+bool leak_scan_empty(const LeakScan* s) {
+    ULong blocks = 0;
+    for (UInt k = 0; k < kLeakKinds; ++k)
+        blocks += s->blocks[k];
+    return blocks == 0;
 }
 
 } // namespace mg
