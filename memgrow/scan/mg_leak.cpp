@@ -1,4 +1,5 @@
 #include "scan/mg_leak.hpp"
+#include "scan/mg_undefined.hpp"
 #include "checks/mg_errors.hpp"
 #include "records/mg_blocks.hpp"
 #include "python/mg_client_memory.hpp"
@@ -51,8 +52,12 @@ struct ClientMemory {
             resume = p;
             if (VG_(am_is_valid_for_client)(p, kWord, VKI_PROT_READ)) {
                 scanned += page_end - p;
-                for (; p < page_end; p += kWord)
-                    f(p, *reinterpret_cast<const volatile usize*>(p));
+                // Words the program marked undefined: no pointers, as memcheck.
+                bool marked = undefined_any_in(p, page_end);
+                for (; p < page_end; p += kWord) {
+                    usize value = *reinterpret_cast<const volatile usize*>(p);
+                    if (!marked || !undefined_word(p, value)) f(p, value);
+                }
             }
             p = page_end;
         }
