@@ -449,11 +449,13 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         *ret = leak_check_now(LeakDelta::increased, true, clo.show_leak_kinds);
         break;
     case VG_USERREQ__MEMGROW_TEARDOWN:
+        // Each wrapper's (Py_FinalizeEx's, then exit()'s) frames are pushed
+        // over the program's dead ones.
+        if (clo.leak_check != LeakCheck::no) leak_forget_dead_stack(tid);
         python_settle_warmup();
         if (!timeline_teardown(static_cast<UInt>(args[1]))) break;
         if (VG_(clo_verbosity) > 1) VG_(umsg)
         ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
-        if (clo.leak_check != LeakCheck::no) leak_forget_dead_stack(tid);
         if (clo.leak_check != LeakCheck::no && clo.teardown_scan) {
             // The scan's arrays would come on top of everything the run
             // holds (the peak of `import torch`): the indexes that find a

@@ -9,16 +9,34 @@
 /* exit(): main returning calls it too. Teardown begins before atexit
    handlers and static destructors run, so what they free does not hide
    growth. The wrappers' frames are memgrow's, not the program's: the
-   teardown scan reads the stack from their caller's stack pointer up (the
-   return address and the frame pointer they push are 2 words). */
+   teardown scan reads the stack from their caller's stack pointer up, and
+   the tool zeroes the stack below (docs/leak-check.md). exit()'s wrapper
+   never returns, so the exit scan reads its frame: it asks first, with no
+   frame of its own (the request's words in the red zone), and only then
+   goes on in a C function whose frame is built in zeroed stack, where no
+   slot holds what the program's dead frames left. */
 #define MEMGROW_CALLER_SP ((unsigned long)__builtin_frame_address(0) + 2 * sizeof(void*))
-void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status);
-void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status) {
+
+__attribute__((used, noinline, noreturn)) static void exit_after_teardown(int status) {
     OrigFn fn;
     VALGRIND_GET_ORIG_FN(fn);
-    MEMGROW_TEARDOWN(MEMGROW_TEARDOWN_EXIT, MEMGROW_CALLER_SP);
     CALL_FN_v_W(fn, status);
     __builtin_unreachable();
+}
+
+void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status);
+__attribute__((naked)) void I_WRAP_SONAME_FNNAME_ZU(libcZdsoZa, exit)(int status) {
+    __asm__ volatile("movq %0, -48(%%rsp)\n\t"
+                     "movq %1, -40(%%rsp)\n\t"
+                     "leaq 8(%%rsp), %%rax\n\t" /* the caller's stack pointer */
+                     "movq %%rax, -32(%%rsp)\n\t"
+                     "movq $0, -24(%%rsp)\n\t"
+                     "movq $0, -16(%%rsp)\n\t"
+                     "movq $0, -8(%%rsp)\n\t"
+                     "leaq -48(%%rsp), %%rax\n\t"
+                     "xorl %%edx, %%edx\n\t" __SPECIAL_INSTRUCTION_PREAMBLE "xchgq %%rbx, %%rbx\n\t"
+                     "jmp exit_after_teardown" ::"i"(VG_USERREQ__MEMGROW_TEARDOWN),
+                     "i"(MEMGROW_TEARDOWN_EXIT));
 }
 
 /* Py_FinalizeEx(): CPython's finalization, which runs atexit handlers and
