@@ -565,12 +565,15 @@ void leak_scan_teardown(ThreadId tid, Addr caller_sp) {
 }
 
 void leak_forget_dead_stack(ThreadId tid) {
-    Addr sp = VG_(get_SP)(tid);
-    Addr lowest = VG_(thread_get_stack_max)(tid) + 1 - VG_(thread_get_stack_size)(tid);
+    Addr sp = VG_(get_SP)(tid), highest = VG_(thread_get_stack_max)(tid);
+    Addr lowest = highest + 1 - VG_(thread_get_stack_size)(tid);
     const NSegment* seg = VG_(am_find_nsegment)(sp);
-    // Only the thread's own stack, as the core knows it, and only the
-    // mapped part of it (the main thread's grows down on demand).
-    if (!seg || seg->kind != SkAnonC || !seg->hasW || seg->isCH || sp <= lowest) return;
+    // Only the thread's own stack, as the core knows it (not an alternate
+    // signal stack or a coroutine's, which may share a mapping with other
+    // data), and only the mapped part of it (the main thread's grows down
+    // on demand).
+    if (sp <= lowest || sp > highest) return;
+    if (!seg || seg->kind != SkAnonC || !seg->hasW || seg->isCH) return;
     Addr lo = seg->start > lowest ? seg->start : lowest;
     if (sp <= lo) return;
     Addr page = VG_PGROUNDDN(sp);
