@@ -544,6 +544,7 @@ const LeakScan* leak_scan() {
     keep_blocks(w);
     release(w);
     if (scans[0] && leak_scan_empty(scans[0])) {
+        out->after_empty = true;
         release(scans[0]);
     } else {
         release(scans[1]);

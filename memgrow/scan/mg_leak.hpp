@@ -53,6 +53,10 @@ struct LeakScan {
     ULong scanned_bytes;                                           // root and block memory read
     ULong teardown_bytes[kLeakKinds], teardown_blocks[kLeakKinds]; // of bytes, blocks
     bool teardown_scanned; // a teardown scan ran before this one
+    // The scan just before found no block: memcheck forgot its loss
+    // records then, so this one's are all new (its summary still compares
+    // with leak_scan_previous).
+    bool after_empty;
 };
 
 void leak_init();

@@ -6,9 +6,9 @@ file says which) and checks for leaks mid-run (VALGRIND_DO_LEAK_CHECK and its
 ADDED, CHANGED, NEW and QUICK forms, the `leak_check` monitor command) and
 reads the counts (VALGRIND_COUNT_LEAKS, COUNT_LEAK_BLOCKS). Run under
 memcheck and under memgrow, every LEAK SUMMARY (with its changes and its
-"reachable via heuristic" lines), every "All heap blocks were freed -- no
-leaks are possible" and every count the program prints must be the same, in
-the same order; the exit scans of leak_tree_recursive and mc_leak_pool (which
+"reachable via heuristic" lines), every loss record's first line, every "All
+heap blocks were freed -- no leaks are possible" and every count the program
+prints must be the same, in the same order; the exit scans of leak_tree_recursive and mc_leak_pool (which
 checks only at exit) too.
 """
 import os
@@ -25,7 +25,7 @@ HEURISTICS = "--leak-check-heuristics=multipleinheritance,stdstring,newarray,len
 # Each run: the program and its arguments, then the options (memcheck's
 # test's, where it has some).
 RUNS = {
-    "mc_leak_zero": (["mc_leak_zero"], ()),
+    "mc_leak_zero": (["mc_leak_zero"], ("--show-leak-kinds=all",)),
     "mc_leak_cases": (["mc_leak_cases"], ()),
     "mc_leak_cycle": (["mc_leak_cycle"], ()),
     "mc_leak_tree": (["mc_leak_tree"], ()),
@@ -41,12 +41,18 @@ EVENT = re.compile(
     r"|suppressed): .*? blocks)$"
     r"|^==\d+==\s+(?P<heuristic>(?:stdstring|length64|newarray|multipleinheritance)\s*: .*)$"
     r"|^==\d+== (?P<freed>All heap blocks were freed -- no leaks are possible)$"
+    r"|^==\d+== (?P<record>.* blocks are .* in (?:new )?loss record [\d,]+ of [\d,]+)$"
     r"|^(?P<counts>counts \w+: [\d ]+blocks[\d ]+)$", re.M)
 
 
 def events(log):
-    """The summaries' lines, "all freed" and the program's counts, in order."""
+    """The summaries' lines, the loss records' first lines, "all freed" and
+    the program's counts, in order."""
     return [" ".join(m.group(0).split("== ", 1)[-1].split()) for m in EVENT.finditer(log)]
+
+
+def summary_lines(ev):
+    return [e for e in ev if re.match(r"(definitely|indirectly|possibly) lost: |still reachable: ", e)]
 
 
 class MemcheckLeakPrograms(TestCase):
@@ -70,6 +76,12 @@ class MemcheckLeakPrograms(TestCase):
         self.assertEqual(ev[:2], ["All heap blocks were freed -- no leaks are possible",
                                   "counts before: 0 0 0 0 blocks 0 0 0 0"])
         self.assertIn("counts after: 0 0 0 0 blocks 0 0 1 0", ev)
+        # Freed: all freed again, the counts of the check before; then the
+        # record is new, the summary compared with the check before that.
+        at = ev.index("counts freed: 0 0 0 0 blocks 0 0 1 0")
+        self.assertEqual(ev[at - 1], "All heap blocks were freed -- no leaks are possible")
+        self.assertRegex(ev[at + 1], r"^10 \(\+10\) bytes in 1 \(\+1\) blocks are still reachable")
+        self.assertIn("still reachable: 10 (+10) bytes in 1 (+0) blocks", ev[at + 1:])
 
     def test_cases(self):
         ev = self.same("mc_leak_cases")
@@ -110,7 +122,7 @@ class MemcheckLeakPrograms(TestCase):
     def test_recursive_tree(self):
         # Stale pointers to the nodes in stack that exit()'s frames cover
         # unwritten: memcheck does not take them, nor may memgrow.
-        ev = self.same("leak_tree_recursive")
+        ev = summary_lines(self.same("leak_tree_recursive"))
         self.assertEqual(ev[:2], ["definitely lost: 48 bytes in 1 blocks",
                                   "indirectly lost: 672 bytes in 14 blocks"])
         self.assertEqual(ev[3], "still reachable: 0 bytes in 0 blocks")
@@ -120,7 +132,7 @@ class MemcheckLeakPrograms(TestCase):
         # exit()'s frames (and memgrow's wrapper of it) pushed over them.
         for mode in range(6):
             with self.subTest(mode=mode):
-                ev = self.same(f"mc_leak_pool {mode}")
+                ev = summary_lines(self.same(f"mc_leak_pool {mode}"))
                 if mode == 0:
                     self.assertEqual(ev[:2], ["definitely lost: 1,608 bytes in 100 blocks",
                                               "indirectly lost: 16 bytes in 1 blocks"])
