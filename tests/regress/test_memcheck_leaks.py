@@ -8,8 +8,8 @@ reads the counts (VALGRIND_COUNT_LEAKS, COUNT_LEAK_BLOCKS). Run under
 memcheck and under memgrow, every LEAK SUMMARY (with its changes and its
 "reachable via heuristic" lines), every loss record's first line, every "All
 heap blocks were freed -- no leaks are possible" and every count the program
-prints must be the same, in the same order; the exit scans of leak_tree_recursive and mc_leak_pool (which
-checks only at exit) too.
+prints must be the same, in the same order; the exit scans of
+leak_tree_recursive and mc_leak_pool (which checks only at exit) too.
 """
 import os
 import re
@@ -20,10 +20,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mgtest import TestCase, program, run  # noqa: E402
 from test_leaks import memcheck  # noqa: E402
 
-# memcheck's test's options where it has some.
 HEURISTICS = "--leak-check-heuristics=multipleinheritance,stdstring,newarray,length64"
 # Each run: the program and its arguments, then the options (memcheck's
-# test's, where it has some).
+# test's where it has some; all kinds where reachable records matter).
 RUNS = {
     "mc_leak_zero": (["mc_leak_zero"], ("--show-leak-kinds=all",)),
     "mc_leak_cases": (["mc_leak_cases"], ()),
@@ -52,7 +51,9 @@ def events(log):
 
 
 def summary_lines(ev):
-    return [e for e in ev if re.match(r"(definitely|indirectly|possibly) lost: |still reachable: ", e)]
+    """Of those, the LEAK SUMMARY's lost and reachable lines."""
+    kinds = r"(definitely|indirectly|possibly) lost: |still reachable: "
+    return [e for e in ev if re.match(kinds, e)]
 
 
 class MemcheckLeakPrograms(TestCase):
