@@ -22,31 +22,67 @@ void remove(Addr a) {
     VG_(OSetGen_FreeNode)(words, VG_(OSetGen_Remove)(words, &a));
 }
 
+// Keeps the value of each non-zero word of [p, end), one page's worth.
+void mark_words(Addr p, Addr end) {
+    bool kept = undefined_any_in(p, end);
+    for (; p + sizeof(UWord) <= end; p += sizeof(UWord)) {
+        UWord value = *reinterpret_cast<const volatile UWord*>(p);
+        auto* w = kept ? static_cast<Word*>(VG_(OSetGen_Lookup)(words, &p)) : nullptr;
+        if (w && value)
+            w->value = value;
+        else if (w)
+            remove(p);
+        else if (value && VG_(OSetGen_Size)(words) < kMax) {
+            w = static_cast<Word*>(VG_(OSetGen_AllocNode)(words, sizeof(Word)));
+            *w = Word{p, value};
+            VG_(OSetGen_Insert)(words, w);
+        }
+    }
+}
+
+// A page whose mapping changed behind the address space manager's back.
+VG_MINIMAL_JMP_BUF(mark_jmp);
+volatile Addr fault_addr;
+
+void on_fault(Int sig, Addr a) {
+    unmask_signal(sig);
+    if (sig != VKI_SIGSEGV && sig != VKI_SIGBUS) return;
+    fault_addr = a;
+    VG_MINIMAL_LONGJMP(mark_jmp);
+}
+
+// At most this much readable memory read per request: a reservation of
+// gigabytes marked inaccessible is not read word by word.
+constexpr SizeT kBudget = SizeT(256) << 20;
+
 } // namespace
 
 void undefined_mark(Addr a, SizeT len) {
     if (!words) words = VG_(OSetGen_Create)(0, nullptr, VG_(malloc), "mg.undefined", VG_(free));
-    constexpr SizeT kWord = sizeof(UWord);
-    Addr end = a + len < a ? ~Addr(0) : a + len;
-    for (Addr p = (a + kWord - 1) & ~(kWord - 1); p + kWord <= end && p >= a;) {
-        Addr page_end = VG_PGROUNDDN(p) + VKI_PAGE_SIZE;
-        if (page_end > end || page_end < p) page_end = end;
-        bool readable = client_readable(p, page_end - p);
-        bool kept = undefined_any_in(p, page_end);
-        for (; p + kWord <= page_end; p += kWord) {
-            UWord value = readable ? *reinterpret_cast<const volatile UWord*>(p) : 0;
-            auto* w = kept ? static_cast<Word*>(VG_(OSetGen_Lookup)(words, &p)) : nullptr;
-            if (w && value)
-                w->value = value;
-            else if (w)
-                remove(p);
-            else if (value && VG_(OSetGen_Size)(words) < kMax) {
-                w = static_cast<Word*>(VG_(OSetGen_AllocNode)(words, sizeof(Word)));
-                *w = Word{p, value};
-                VG_(OSetGen_Insert)(words, w);
-            }
+    const Addr end = a + len < a ? ~Addr(0) : a + len;
+    volatile Addr p = (a + sizeof(UWord) - 1) & ~(sizeof(UWord) - 1);
+    volatile SizeT budget = kBudget;
+    fault_catcher_t prev = VG_(set_fault_catcher)(on_fault);
+    if (VG_MINIMAL_SETJMP(mark_jmp) != 0) p = VG_PGROUNDDN(fault_addr) + VKI_PAGE_SIZE;
+    // Segment by segment: unreadable ones (free, reserved, the tool's) at
+    // once, readable ones page by page.
+    while (p >= a && p < end && end - p >= sizeof(UWord) && budget) {
+        const NSegment* seg = VG_(am_find_nsegment)(p);
+        if (!seg) break;
+        Addr stop = seg->end >= end - 1 ? end : seg->end + 1;
+        if (!client_readable(p, sizeof(UWord))) {
+            p = stop;
+            continue;
+        }
+        while (p < stop && budget) {
+            Addr page_end = VG_PGROUNDDN(p) + VKI_PAGE_SIZE;
+            if (page_end > stop || page_end < p) page_end = stop;
+            mark_words(p, page_end);
+            budget = budget > page_end - p ? budget - (page_end - p) : 0;
+            p = page_end;
         }
     }
+    VG_(set_fault_catcher)(prev);
 }
 
 void undefined_forget(Addr a, SizeT len) {
