@@ -22,7 +22,8 @@ typedef enum {
     /* Run the leak scan now and print what is new since the last one. */
     VG_USERREQ__MEMGROW_LEAK_CHECK,
     /* The program's main work is over (exit(), Py_FinalizeEx): classify on
-       the state now. arg1: a MemgrowTeardownReason. Used by memgrow's own
+       the state now. arg1: a MemgrowTeardownReason, arg2: the stack pointer
+       of the wrapper's caller (0: the current one). Used by memgrow's own
        preload; the first request wins. */
     VG_USERREQ__MEMGROW_TEARDOWN,
     /* A device-side allocation made outside the malloc family (the CUDA
@@ -193,8 +194,9 @@ typedef enum { MEMGROW_ACCESS_READ = 1, MEMGROW_ACCESS_WRITE = 2 } MemgrowAccess
         _mg_res;                                                                                   \
     })
 
-#define MEMGROW_TEARDOWN(reason)                                                                   \
-    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_TEARDOWN, (reason), 0, 0, 0, 0))
+#define MEMGROW_TEARDOWN(reason, caller_sp)                                                        \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_TEARDOWN, (reason), (caller_sp), \
+                                           0, 0, 0))
 
 #define MEMGROW_DEVICE_ALLOC(addr, size, space, device, api)                                       \
     ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_ALLOC, (addr), (size),    \

@@ -5,6 +5,7 @@
 #include "intercept/mg_requests.hpp"
 #include "mg_options.hpp"
 #include "python/mg_client_memory.hpp"
+#include "scan/mg_undefined.hpp"
 #include "memcheck.h"
 
 namespace mg {
@@ -110,17 +111,22 @@ bool mc_client_request(ThreadId tid, UWord* args, UWord* ret) {
     Addr a = args[1];
     SizeT len = args[2];
     switch (args[0]) {
+    // Without definedness bits, undefined and defined are both addressable;
+    // the leak scan takes no pointer from memory marked undefined or
+    // inaccessible, as memcheck's (scan/mg_undefined.hpp).
     case VG_USERREQ__MAKE_MEM_NOACCESS:
-        request_make(a, len, false);
+    case VG_USERREQ__MAKE_MEM_UNDEFINED:
+        request_make(a, len, args[0] == VG_USERREQ__MAKE_MEM_UNDEFINED);
+        if (clo.leak_check != LeakCheck::no) undefined_mark(a, len);
         *ret = static_cast<UWord>(-1); // memcheck's answer
         return true;
-    // Without definedness bits, undefined and defined are both addressable.
-    case VG_USERREQ__MAKE_MEM_UNDEFINED:
     case VG_USERREQ__MAKE_MEM_DEFINED:
         request_make(a, len, true);
+        undefined_forget(a, len);
         *ret = static_cast<UWord>(-1);
         return true;
     case VG_USERREQ__MAKE_MEM_DEFINED_IF_ADDRESSABLE:
+        undefined_forget(a, len);
         *ret = static_cast<UWord>(-1);
         return true;
     case VG_USERREQ__CHECK_MEM_IS_ADDRESSABLE:

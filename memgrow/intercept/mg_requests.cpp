@@ -117,7 +117,13 @@ ULong leak_check_now(LeakDelta which, bool full, UInt kinds, UInt limit, bool by
     print_leaks(a, which, limit, by_monitor);
     clo.leak_check = saved;
     clo.show_leak_kinds = saved_kinds;
+    // COUNT_LEAKS keeps the previous scan's figures after one that found no
+    // block, as memcheck's.
     LeakCounts& c = leak_counts;
+    if (leak_scan_empty(a.leaks)) {
+        analysis_release(&a);
+        return 0;
+    }
     suppressed_totals(a.leaks, a, c.bytes, c.blocks);
     for (UInt k = 0; k < kLeakKinds; ++k) {
         c.bytes[k] = a.leaks->bytes[k] - c.bytes[k];
@@ -492,11 +498,18 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
     case VG_USERREQ__MEMGROW_LEAK_CHECK:
         *ret = leak_check_now(LeakDelta::increased, true, clo.show_leak_kinds);
         break;
-    case VG_USERREQ__MEMGROW_TEARDOWN:
+    case VG_USERREQ__MEMGROW_TEARDOWN: {
+        // The request's words may lie below the stack pointer (exit()'s
+        // wrapper has no frame): read before the dead stack is zeroed.
+        const UInt reason = static_cast<UInt>(args[1]);
+        const Addr caller_sp = args[2];
+        // Each wrapper's (Py_FinalizeEx's, then exit()'s) frames are pushed
+        // over the program's dead ones.
+        if (clo.leak_check != LeakCheck::no) leak_forget_dead_stack(tid);
         python_settle_warmup();
-        if (!timeline_teardown(static_cast<UInt>(args[1]))) break;
+        if (!timeline_teardown(reason)) break;
         if (VG_(clo_verbosity) > 1) VG_(umsg)
-        ("memgrow: teardown began (reason %lu) at clock %llu\n", args[1], tl.teardown_at);
+        ("memgrow: teardown began (reason %u) at clock %llu\n", reason, tl.teardown_at);
         if (clo.leak_check != LeakCheck::no && clo.teardown_scan) {
             // The scan's arrays would come on top of everything the run
             // holds (the peak of `import torch`): the indexes that find a
@@ -504,9 +517,10 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
             // rebuilds them, sized for the stacks there are.
             stack_tree_drop_index();
             sites_drop_index();
-            leak_scan_teardown();
+            leak_scan_teardown(tid, caller_sp);
         }
         break;
+    }
     case VG_USERREQ__MEMGROW_DEVICE_ALLOC:
         device_alloc(tid, args);
         break;

@@ -26,7 +26,10 @@ Int by_size(const void* x, const void* y) {
     if (a->teardown != b->teardown) return a->teardown ? 1 : -1;
     ULong sa = a->bytes + a->indirect, sb = b->bytes + b->indirect;
     if (sa != sb) return sa < sb ? -1 : 1;
-    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    // memcheck's order at one size: still reachable, possibly, indirectly,
+    // then definitely lost; fewer blocks first; the older stack first.
+    if (a->kind != b->kind) return a->kind > b->kind ? -1 : 1;
+    if (a->blocks != b->blocks) return a->blocks < b->blocks ? -1 : 1;
     return a->site < b->site ? -1 : a->site > b->site ? 1 : 0;
 }
 
@@ -203,10 +206,18 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     bool deltas = which != LeakDelta::any;
     const LeakScan* scan = a.leaks;
     if (!scan) return;
+    // A scan that found no block says so in memcheck's words, and nothing
+    // else; memcheck forgets its loss records then.
+    if (leak_scan_empty(scan)) {
+        forget_loss_records();
+        if (VG_(clo_verbosity) >= 1)
+            VG_(umsg)("All heap blocks were freed -- no leaks are possible\n\n");
+        return;
+    }
     const LeakScan* prev = leak_scan_previous();
     if (clo.leak_check == LeakCheck::full) {
         UInt n = 0;
-        Record* records = make_records(*scan, a, prev, &n);
+        Record* records = make_records(*scan, a, scan->after_empty ? nullptr : prev, &n);
         auto shown = [&](const Record& r) {
             if (!(clo.show_leak_kinds & (1u << r.kind))) return false;
             if (r.teardown && !(clo.show_leak_kinds & kTeardownBit)) return false;

@@ -1,4 +1,5 @@
 #include "scan/mg_leak.hpp"
+#include "scan/mg_undefined.hpp"
 #include "checks/mg_errors.hpp"
 #include "records/mg_blocks.hpp"
 #include "python/mg_client_memory.hpp"
@@ -51,8 +52,12 @@ struct ClientMemory {
             resume = p;
             if (VG_(am_is_valid_for_client)(p, kWord, VKI_PROT_READ)) {
                 scanned += page_end - p;
-                for (; p < page_end; p += kWord)
-                    f(p, *reinterpret_cast<const volatile usize*>(p));
+                // Words the program marked undefined: no pointers, as memcheck.
+                bool marked = undefined_any_in(p, page_end);
+                for (; p < page_end; p += kWord) {
+                    usize value = *reinterpret_cast<const volatile usize*>(p);
+                    if (!marked || !undefined_word(p, value)) f(p, value);
+                }
             }
             p = page_end;
         }
@@ -113,15 +118,20 @@ struct Registers {
     UInt n_sps;
 };
 Registers* regs_sink;
+// During the teardown scan: the thread that asked, and the stack pointer
+// its scan starts from (its caller's, above the preload wrapper's frame).
+ThreadId sp_override_tid = VG_INVALID_THREADID;
+Addr sp_override;
 
 // The registers of every thread now (release them with release_registers).
 Registers collect_registers();
 void release_registers(Registers& r);
 
-void collect_register(ThreadId, const HChar* name, UWord value) {
+void collect_register(ThreadId tid, const HChar* name, UWord value) {
     Registers* r = regs_sink;
     if (r->n < r->cap) r->values[r->n++] = value;
-    if (VG_STREQ(name, "RSP") && r->n_sps < VG_N_THREADS) r->sps[r->n_sps++] = value;
+    if (VG_STREQ(name, "RSP") && r->n_sps < VG_N_THREADS)
+        r->sps[r->n_sps++] = tid == sp_override_tid ? sp_override : value;
 }
 
 // Where a root segment's scan starts: a thread stack's memory below its
@@ -537,19 +547,44 @@ const LeakScan* leak_scan() {
     out->teardown_scanned = teardown_scan_done;
     keep_blocks(w);
     release(w);
-    release(scans[1]);
-    scans[1] = scans[0];
+    if (scans[0] && leak_scan_empty(scans[0])) {
+        out->after_empty = true;
+        release(scans[0]);
+    } else {
+        release(scans[1]);
+        scans[1] = scans[0];
+    }
     scans[0] = out;
     return out;
 }
 
-void leak_scan_teardown() {
+void leak_scan_teardown(ThreadId tid, Addr caller_sp) {
     if (teardown_scan_done) return;
     teardown_scan_done = true;
+    if (caller_sp > VG_(get_SP)(tid)) sp_override_tid = tid, sp_override = caller_sp;
     Walk w = walk(false);
+    sp_override_tid = VG_INVALID_THREADID;
     for (UInt i = 0; i < w.n; ++i)
         if (w.marks[i].state == reach::State::reachable) w.blocks[i]->by_teardown = 1;
     release(w);
+}
+
+void leak_forget_dead_stack(ThreadId tid) {
+    Addr sp = VG_(get_SP)(tid), highest = VG_(thread_get_stack_max)(tid);
+    Addr lowest = highest + 1 - VG_(thread_get_stack_size)(tid);
+    const NSegment* seg = VG_(am_find_nsegment)(sp);
+    // Only the thread's own stack, as the core knows it (not an alternate
+    // signal stack or a coroutine's, which may share a mapping with other
+    // data), and only the mapped part of it (the main thread's grows down
+    // on demand).
+    if (sp <= lowest || sp > highest) return;
+    if (!seg || seg->kind != SkAnonC || !seg->hasW || seg->isCH) return;
+    Addr lo = seg->start > lowest ? seg->start : lowest;
+    if (sp <= lo) return;
+    Addr page = VG_PGROUNDDN(sp);
+    if (page > lo) vgc::discard_pages(VG_PGROUNDUP(lo), page - VG_PGROUNDUP(lo));
+    Addr from = page > lo ? page : lo;
+    VG_(memset)(reinterpret_cast<void*>(from), 0, sp - from);
 }
 
 void block_born_in_teardown(Block* b) {
@@ -562,6 +597,13 @@ const LeakScan* leak_scan_last() {
 
 const LeakScan* leak_scan_previous() {
     return scans[1];
+}
+
+bool leak_scan_empty(const LeakScan* s) {
+    ULong blocks = 0;
+    for (UInt k = 0; k < kLeakKinds; ++k)
+        blocks += s->blocks[k];
+    return blocks == 0;
 }
 
 } // namespace mg

@@ -53,6 +53,10 @@ struct LeakScan {
     ULong scanned_bytes;                                           // root and block memory read
     ULong teardown_bytes[kLeakKinds], teardown_blocks[kLeakKinds]; // of bytes, blocks
     bool teardown_scanned; // a teardown scan ran before this one
+    // The scan just before found no block: memcheck forgot its loss
+    // records then, so this one's are all new (its summary still compares
+    // with leak_scan_previous).
+    bool after_empty;
 };
 
 void leak_init();
@@ -62,11 +66,21 @@ const LeakScan* leak_scan();
 const LeakScan* leak_scan_last(); // null before the first scan
 // The scan when teardown begins (Py_FinalizeEx, exit()): marks the blocks
 // reachable then, so that a later scan tells what teardown lost. It is not
-// one of the run's scans (leak_scan_last is unchanged).
-void leak_scan_teardown();
+// one of the run's scans (leak_scan_last is unchanged). tid's stack is read
+// from caller_sp up (above the preload wrapper's frame that asked).
+void leak_scan_teardown(ThreadId tid, Addr caller_sp);
+// As teardown begins, zeroes tid's stack below its stack pointer: the frames
+// teardown pushes there leave slots unwritten, which memcheck does not scan
+// (stack memory is undefined until written) and memgrow would read as
+// pointers.
+void leak_forget_dead_stack(ThreadId tid);
 // A block allocated after the teardown scan belongs to the teardown.
 void block_born_in_teardown(Block* b);
-const LeakScan* leak_scan_previous(); // null before the second
+// The scan before the last that found blocks: as memcheck, a scan that
+// found none ("All heap blocks were freed") is no one's previous scan.
+const LeakScan* leak_scan_previous();
+// Whether the scan found no block at all.
+bool leak_scan_empty(const LeakScan* s);
 
 // What the last scan found for each block, by address, kept until the next
 // scan for memcheck's block_list: the blocks of a loss record, and through

@@ -24,9 +24,8 @@
    below main's frame and the scratch registers: a stale copy of a lost
    block's address there (left by memset or malloc, whose replacements differ
    between the tools and between Valgrind's builds) would keep it reachable
-   for one tool and not the other. memgrow sees one more reachable block than memcheck
-   until exit: libc's copy of the environment its preload extends. The counts
-   go out through write(): stdio's buffer would be one more block. */
+   for one tool and not the other. The counts go out through write():
+   stdio's buffer would be one more block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

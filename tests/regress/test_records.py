@@ -127,7 +127,9 @@ class Records(TestCase):
         plain = run(prog, options=opts + ["--site-compaction=0"])
         packed = run(prog, options=opts + ["--site-compaction=16"])
         for r in (plain, packed):
-            self.assertIn("definitely lost: 2,040 bytes in 85 blocks", r.log)
+            # memcheck's: the 86 kept blocks main drops (a stale copy of one
+            # in the stack exit() covers kept it reachable before).
+            self.assertIn("definitely lost: 2,064 bytes in 86 blocks", r.log)
         counts = re.search(r"site records: ([\d,]+) ended, ([\d,]+) compacted, ([\d,]+) "
                            r"revived, ([\d,]+) compact at exit", packed.log)
         self.assertIsNotNone(counts, packed.log[-2000:])

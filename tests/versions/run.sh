@@ -30,13 +30,13 @@ export MG_VALGRIND MG_VGDB
 "$MG_VALGRIND" --version
 status=0
 # Growth classes, leak totals against this release's memcheck (at exit and
-# on demand: MEMGROW_LEAK_CHECK, vgdb and memcheck.h's requests), errors, the
-# records behind the report, memcheck's checks of this release, the client
-# arena's bookkeeping (its layout is the core's) and RLIMIT_AS; then Python
-# frames read under it.
+# on demand: MEMGROW_LEAK_CHECK, vgdb and memcheck.h's requests, programs
+# that follow memcheck's own leak tests), errors, the records behind the
+# report, memcheck's checks of this release, the client arena's bookkeeping
+# (its layout is the core's) and RLIMIT_AS; then Python frames read under it.
 for suite in test_classes test_leaks \
     "test_leak_check LeakCheckOnDemand LeakCheckOverVgdb MemcheckMonitorArguments MemcheckLeakRequests MemcheckBlockList ErrorExitcode LeakCheckModes Parsers" \
-    test_errors test_alloc_checks test_records test_limits \
+    test_memcheck_leaks test_errors test_alloc_checks test_records test_limits \
     "test_python PythonModule.test_dash_m_warm_up_ends_when_the_module_runs"; do
     # shellcheck disable=SC2086
     set -- $suite
