@@ -13,6 +13,9 @@
 // - then every block left unreached, in address order, leads a "clique": the
 //   unreached blocks it reaches are indirectly lost and their bytes are
 //   charged to it; a later leader reached this way joins the clique.
+// The walk from the roots goes breadth first (the final marks do not depend
+// on the order: states only rise, and a rise rescans), so each reached block
+// remembers the shortest way it was reached: its holder (memgrow/holders/).
 #pragma once
 
 #include "types.hpp"
@@ -74,13 +77,25 @@ struct Block {
     u8 flags = 0;
 };
 
+// How a reached block was first reached (Mark::indirect of a reachable or
+// possibly reachable block): the index of a block, or kViaRoot with the
+// address of the root word (0 for a register or a block made a root).
+constexpr usize kViaRoot = usize(1) << 63;
+inline bool via_root(usize via) {
+    return via & kViaRoot;
+}
+inline usize via_root_address(usize via) {
+    return via & ~kViaRoot;
+}
+
 // What the walk found for each block (by index in the block array).
 struct Mark {
     State state;
-    bool pending;   // on the mark stack
+    bool pending;   // queued or on the clique stack
     u8 heuristic;   // reachable only through this heuristic (kNoHeuristic otherwise)
     usize indirect; // unreached (a clique leader): bytes lost through it;
-                    // indirect: the block through which it was found
+                    // indirect: the block through which it was found;
+                    // reachable, possible: how it was first reached (kViaRoot)
 };
 
 constexpr usize kWord = sizeof(usize);
@@ -89,6 +104,8 @@ constexpr usize kPage = 4096;
 // Memory must provide (all addresses word-aligned where a word is read):
 //   template <class F> void for_each_word(usize lo, usize hi, F f);
 //       calls f(value) for each readable aligned word in [lo, hi)
+//   template <class F> void for_each_word_at(usize lo, usize hi, F f);
+//       the same, f(address, value): for roots, whose address names them
 //   bool read_word(usize addr, usize* out);       false when unreadable
 //   bool in_readable_file(usize a, usize* end);    a is in a readable file
 //       mapping ending at *end (inclusive)
@@ -110,13 +127,15 @@ template <class Memory> class Scanner {
     // A root range of non-heap memory, [lo, hi); foreign: memory of the CUDA
     // driver or runtime (see kForeign).
     void scan_root_range(usize lo, usize hi, bool foreign = false) {
-        mem_.for_each_word(lo, hi, [this, foreign](usize v) { reach(v, true, foreign); });
+        mem_.for_each_word_at(
+            lo, hi, [this, foreign](usize at, usize v) { reach(v, true, kViaRoot | at, foreign); });
     }
-    void root_word(usize v) { reach(v, true); }
+    // A register's value, or a block that is a root in itself.
+    void root_word(usize v) { reach(v, true, kViaRoot); }
 
     // Traces everything the roots reach, then groups the lost blocks.
     void finish() {
-        process(-1);
+        trace();
         for (u32 i = 0; i < n_; ++i) {
             if (marks_[i].state != State::unreached) continue;
             push(i);
@@ -167,14 +186,23 @@ template <class Memory> class Scanner {
     }
 
   private:
+    // The clique phase's stack.
     void push(u32 i) {
         if (marks_[i].pending) return;
         marks_[i].pending = true;
         stack_[top_++] = i;
     }
+    // The trace from the roots: a queue in the same array (a block is in it
+    // at most once at a time), so blocks are reached breadth first.
+    void enqueue(u32 i) {
+        if (marks_[i].pending) return;
+        marks_[i].pending = true;
+        stack_[(head_ + queued_++) % n_] = i;
+    }
 
-    // A root word or a word of a block reached from the roots.
-    void reach(usize ptr, bool prior_definite, bool foreign = false) {
+    // A root word or a word of a block reached from the roots; via: where
+    // the word is (kViaRoot | its address, or the block's index).
+    void reach(usize ptr, bool prior_definite, usize via, bool foreign = false) {
         long i = find(ptr);
         if (i < 0) return;
         Mark& m = marks_[i];
@@ -192,10 +220,12 @@ template <class Memory> class Scanner {
         }
         if (start && prior_definite) {
             m.state = State::reachable;
-            push(static_cast<u32>(i)); // rescan: what it points at rises too
+            m.indirect = via;
+            enqueue(static_cast<u32>(i)); // rescan: what it points at rises too
         } else if (m.state == State::unreached) {
             m.state = State::possible;
-            push(static_cast<u32>(i));
+            m.indirect = via;
+            enqueue(static_cast<u32>(i));
         }
     }
 
@@ -212,26 +242,34 @@ template <class Memory> class Scanner {
         m.indirect = through;
     }
 
-    // Scans the blocks on the mark stack until it is empty; clique < 0 while
-    // tracing from the roots.
+    // Scans the queued blocks, breadth first, until none is left.
+    void trace() {
+        while (queued_) {
+            u32 i = stack_[head_];
+            head_ = (head_ + 1) % n_, --queued_;
+            marks_[i].pending = false;
+            const Block& b = blocks_[i];
+            if (b.flags & kOpaque) continue;
+            bool foreign = b.flags & kForeign;
+            bool definite = marks_[i].state != State::possible;
+            mem_.for_each_word(b.addr, b.addr + b.size, [this, definite, i, foreign](usize v) {
+                reach(v, definite, i, foreign);
+            });
+        }
+    }
+
+    // Scans the blocks on the clique stack until it is empty.
     void process(long clique) {
+        u32 leader = static_cast<u32>(clique);
         while (top_) {
             u32 i = stack_[--top_];
             marks_[i].pending = false;
             const Block& b = blocks_[i];
             if (b.flags & kOpaque) continue;
             bool foreign = b.flags & kForeign;
-            if (clique < 0) {
-                bool definite = marks_[i].state != State::possible;
-                mem_.for_each_word(b.addr, b.addr + b.size, [this, definite, foreign](usize v) {
-                    reach(v, definite, foreign);
-                });
-            } else {
-                u32 leader = static_cast<u32>(clique);
-                mem_.for_each_word(b.addr, b.addr + b.size, [this, leader, i, foreign](usize v) {
-                    join_clique(v, leader, i, foreign);
-                });
-            }
+            mem_.for_each_word(b.addr, b.addr + b.size, [this, leader, i, foreign](usize v) {
+                join_clique(v, leader, i, foreign);
+            });
         }
     }
 
@@ -285,6 +323,7 @@ template <class Memory> class Scanner {
     Mark* marks_;
     u32* stack_;
     u32 top_ = 0;
+    u32 head_ = 0, queued_ = 0; // the trace's queue in stack_
     u32 heuristics_;
     Memory& mem_;
     usize lo_ = 0, hi_ = 0;

@@ -16,6 +16,7 @@
 #include "records/mg_stack_tree.hpp"
 #include "records/mg_timeline.hpp"
 #include "scan/mg_leak.hpp"
+#include "holders/mg_holders.hpp"
 #include "include/memgrow.h"
 
 namespace mg {
@@ -63,10 +64,10 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
         free_stacks_release();
         sites_drop_index();
     }
-    if (how.scan && clo.leak_check != LeakCheck::no) leak_scan();
-    if (how.last) { // scanned: the blocks are done with
+    bool scanned = how.scan && clo.leak_check != LeakCheck::no;
+    if (scanned) leak_scan();
+    if (how.last) { // scanned: the blocks are done with (the scan's own record stays for holders)
         blocks_release_all();
-        leak_scan_forget_blocks();
         slabs_forget_free_slots();
         // Nothing reads the client's memory or checks an access any more.
         client_memory_discard();
@@ -74,6 +75,7 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     }
     Analysis a;
     analyse(&a);
+    if (scanned) holders_compute(a);
     if (how.last) stack_tree_drop_index(); // after the Python sites' stacks are interned
     bool summary = how.summary, at_exit = how.at_exit;
     if (summary) {
@@ -98,6 +100,8 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
         *written = path;
     else
         VG_(free)(path);
+    holders_release();
+    if (how.last) leak_scan_forget_blocks(); // the holders' paths read them
     analysis_release(&a);
     return ok;
 }

@@ -5,6 +5,7 @@
 #include "classify/mg_projection.hpp"
 #include "output/mg_report.hpp"
 #include "output/mg_report_file.hpp"
+#include "holders/mg_holders.hpp"
 #include "records/mg_symbols.hpp"
 #include "output/mg_stack_table.hpp"
 #include "records/mg_timeline.hpp"
@@ -227,6 +228,33 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
     w.end_object();
 }
 
+// "held_by" (docs/holders.md): who holds the site's memory at the scan,
+// largest first; type, length and bound are null for native holders.
+void write_held_by(JsonWriter& w, UInt id) {
+    const HeldBy* h;
+    UInt n = holders_of(id, &h);
+    if (!n) return;
+    ULong whole = holders_site_bytes(id);
+    HChar path[1024];
+    w.key("held_by");
+    w.begin_array();
+    for (UInt i = 0; i < n; ++i) {
+        RootKind root;
+        holders_path(h[i].key, path, sizeof path, &root);
+        w.begin_object();
+        w.member("path", path);
+        w.member("root", root_kind_name(root));
+        w.key("type"), w.null();
+        w.key("length"), w.null();
+        w.key("bound"), w.null();
+        w.member_u("bytes", h[i].bytes);
+        w.member_u("blocks", h[i].blocks);
+        w.member_num("share", whole ? static_cast<double>(h[i].bytes) / whole : 0.0);
+        w.end_object();
+    }
+    w.end_array();
+}
+
 struct Counts {
     ULong live_bytes, live_blocks, peak_bytes, allocated_bytes, allocated_blocks;
     ULong at_exit_bytes, at_exit_blocks;
@@ -257,6 +285,7 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     w.member_bool("suppressed", supp != nullptr);
     if (supp) w.member("suppression", supp);
     if (a.leaks) write_site_leaks(w, s->id, a);
+    write_held_by(w, s->id);
     write_growth(w, g, a.growth_class[s->id], a);
     write_series(w, "series", s, a.n_buckets, 0);
     write_series(w, "allocated_series", s, a.n_buckets, 1);
@@ -424,6 +453,7 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
         }
         if (a.leak_suppressed_by(s->id)) w.member_bool("lost_suppressed", true);
     }
+    write_held_by(w, s->id);
     const Growth& g = a.growth[s->id];
     if (!growth_is_default(g, a.growth_class[s->id])) write_growth(w, g, a.growth_class[s->id], a);
     if (a.n_mark_buckets) { // change points, over the report's "mark_buckets"

@@ -398,7 +398,7 @@ BlockIndex index_blocks(const ScannedBlock* blocks, UInt nb, const Record* recor
             else
                 lo = mid + 1;
         }
-        through[i] = b.kind == kIndirect ? b.through : kNoRecord;
+        through[i] = b.kind == kIndirect ? static_cast<UInt>(b.via) : kNoRecord;
     }
     VG_(free)(keys);
     bucket(x.record, nb, n, &x.rec_first, &x.rec_order);

@@ -8,6 +8,7 @@
 #include "records/mg_symbols.hpp"
 #include "records/mg_timeline.hpp"
 #include "core/format.hpp"
+#include "holders/mg_holders.hpp"
 
 namespace mg {
 
@@ -79,6 +80,23 @@ void print_evidence(const Growth& g) {
     }
 }
 
+// "held by: journal (global) 97%", under a site's headline (docs/holders.md).
+void print_held_by(UInt id) {
+    const HeldBy* h;
+    UInt n = holders_of(id, &h);
+    ULong whole = holders_site_bytes(id);
+    HChar path[1024], share[kDecimalBuf];
+    for (UInt i = 0; i < n; ++i) {
+        RootKind root;
+        holders_path(h[i].key, path, sizeof path, &root);
+        format_decimal(whole ? 100.0 * static_cast<double>(h[i].bytes) / whole : 0, 1, share,
+                       false);
+        VG_(umsg)
+        (" held by: %s (%s), %'llu bytes in %'u blocks, %s%%\n", path, root_kind_name(root),
+         h[i].bytes, h[i].blocks, share);
+    }
+}
+
 void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
     HChar cls[16], title[256];
     upper_class_name(g.cls, cls);
@@ -89,6 +107,7 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
      static_cast<ULong>(s->clock.live), static_cast<ULong>(s->live_blocks), s->peak_bytes,
      space_name(s->space));
     print_evidence(g);
+    print_held_by(s->id);
     bool first = true;
     for_each_frame(s, print_frame, &first);
     if (first) VG_(umsg)("   (no frames)\n");

@@ -511,10 +511,11 @@ void keep_blocks(const Walk& w) {
                   : m.state == reach::State::indirect ? kIndirect
                   : m.state == reach::State::possible ? kPossible
                                                       : kReachable;
+        ULong via = k == kDefinite ? kNotReached : m.indirect;
         kept_blocks[i] = ScannedBlock{b->addr,
                                       b->size,
+                                      via,
                                       b->site->id,
-                                      k == kIndirect ? static_cast<UInt>(m.indirect) : 0,
                                       k,
                                       m.heuristic,
                                       static_cast<UChar>(k != kReachable && b->by_teardown)};
@@ -522,6 +523,39 @@ void keep_blocks(const Walk& w) {
 }
 
 } // namespace
+
+namespace {
+
+ScannedStack* kept_stacks;
+UInt n_kept_stacks;
+
+// The live threads' stacks now. The scan at the process's end finds no live
+// thread: the stacks saved when teardown began (exit()'s entry, where main's
+// frame is still what the program left) name its stack roots then.
+void keep_stacks() {
+    if (!kept_stacks)
+        kept_stacks = static_cast<ScannedStack*>(
+            VG_(malloc)("mg.leak.stacks", VG_N_THREADS * sizeof(ScannedStack)));
+    ThreadId tid;
+    Addr lo, hi;
+    VG_(thread_stack_reset_iter)(&tid);
+    UInt n = 0;
+    while (VG_(thread_stack_next)(&tid, &lo, &hi) && n < VG_N_THREADS) {
+        if (!n) n_kept_stacks = 0; // live threads: they replace the last ones
+        ScannedStack& s = kept_stacks[n++];
+        n_kept_stacks = n;
+        s.tid = tid;
+        s.top = hi;
+        s.n = VG_(get_StackTrace)(tid, s.ips, ScannedStack::kFrames, s.sps, nullptr, 0);
+    }
+}
+
+} // namespace
+
+const ScannedStack* leak_scan_stacks(UInt* n) {
+    *n = n_kept_stacks;
+    return kept_stacks;
+}
 
 const ScannedBlock* leak_scan_blocks(UInt* n, bool* obsolete) {
     *n = n_kept_blocks;
@@ -546,6 +580,7 @@ const LeakScan* leak_scan() {
     out->scanned_bytes = w.scanned;
     out->teardown_scanned = teardown_scan_done;
     keep_blocks(w);
+    keep_stacks();
     release(w);
     if (scans[0] && leak_scan_empty(scans[0])) {
         out->after_empty = true;
@@ -562,6 +597,7 @@ void leak_scan_teardown(ThreadId tid, Addr caller_sp) {
     if (teardown_scan_done) return;
     teardown_scan_done = true;
     if (caller_sp > VG_(get_SP)(tid)) sp_override_tid = tid, sp_override = caller_sp;
+    keep_stacks();
     Walk w = walk(false);
     sp_override_tid = VG_INVALID_THREADID;
     for (UInt i = 0; i < w.n; ++i)

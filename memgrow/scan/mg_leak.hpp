@@ -88,17 +88,32 @@ bool leak_scan_empty(const LeakScan* s);
 struct ScannedBlock {
     Addr addr;
     SizeT size;
+    // Reachable or possibly reachable: how it was first reached (breadth
+    // first: the shortest way), a block's index or reach::kViaRoot | the root
+    // word's address. Indirectly lost: the index of the block it was found
+    // through. Definitely lost: kNotReached.
+    ULong via;
     UInt site;       // site id
-    UInt through;    // indirectly lost: the index of the block it was found through
     UChar kind;      // kDefinite, kIndirect, kPossible, kReachable
     UChar heuristic; // the reach::Heuristic that accepted its pointer, if any
     UChar teardown;  // lost, and reachable when teardown began
 };
+constexpr ULong kNotReached = ~0ull;
 // Null before the first scan; *obsolete when a block was freed since (the
 // addresses may be reused: memcheck refuses the list then).
 const ScannedBlock* leak_scan_blocks(UInt* n, bool* obsolete);
 // Forgets them (block_list has nothing to list after), for the last report.
 void leak_scan_forget_blocks();
+// Each live thread's stack when the last scan ran, to name the frame that
+// owns a root word on a stack (memgrow/holders/).
+struct ScannedStack {
+    static constexpr UInt kFrames = 48;
+    ThreadId tid;
+    Addr top; // the stack's highest address
+    UInt n;
+    Addr ips[kFrames], sps[kFrames];
+};
+const ScannedStack* leak_scan_stacks(UInt* n);
 // Gives the pages of the client's anonymous memory (its heap, the arena and
 // slabs memgrow's malloc carves, its stacks) back to the kernel: after the
 // process's last scan nothing reads them, and the report that follows is

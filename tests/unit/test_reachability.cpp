@@ -49,8 +49,11 @@ struct Heap {
         return a >= base() && a + kWord <= base() + arena.size() * kWord;
     }
     template <class F> void for_each_word(usize lo, usize hi, F f) {
+        for_each_word_at(lo, hi, [&](usize, usize v) { f(v); });
+    }
+    template <class F> void for_each_word_at(usize lo, usize hi, F f) {
         for (usize p = (lo + kWord - 1) & ~(kWord - 1); p + kWord <= hi; p += kWord)
-            if (in_arena(p)) f(*word(p));
+            if (in_arena(p)) f(p, *word(p));
     }
     bool read_word(usize a, usize* out) {
         if (a % kWord) return false;
@@ -329,4 +332,48 @@ BOOST_AUTO_TEST_CASE(foreign_memory_keeps_host_blocks_but_not_opaque_ones_alive)
     r = scan(h, {});
     BOOST_TEST(definite(r) == 24u + 128u);
     BOOST_TEST(indirect(r) == 32u);
+}
+
+// Holders: the walk from the roots is breadth first, so each block records
+// the shortest way it was reached: a root word by its address, or a block.
+BOOST_AUTO_TEST_CASE(each_block_remembers_its_shortest_way_from_the_roots) {
+    Heap h;
+    usize globals = h.alloc(2 * kWord); // a "data segment" of two words, not a block
+    h.blocks.pop_back();
+    usize a = h.alloc(16), b = h.alloc(16), c = h.alloc(16), d = h.alloc(16);
+    h.set(globals, a); // globals[0] -> a -> b -> c -> d
+    h.set(a, b);
+    h.set(b, c);
+    h.set(c, d);
+    h.set(globals + kWord, c); // globals[1] -> c: c is two steps from the roots, not three
+    std::vector<Mark> marks(h.blocks.size());
+    std::vector<u32> queue(h.blocks.size());
+    Scanner<Heap> s(h.blocks.data(), 4, marks.data(), queue.data(), kAllHeuristics, h);
+    s.scan_root_range(globals, globals + 2 * kWord);
+    s.root_word(d); // a register
+    s.finish();
+    for (const Mark& m : marks)
+        BOOST_TEST((m.state == State::reachable));
+    BOOST_TEST(via_root(marks[0].indirect));
+    BOOST_TEST(via_root_address(marks[0].indirect) == globals);
+    BOOST_TEST(marks[1].indirect == 0u); // b through a (block 0)
+    BOOST_TEST(via_root(marks[2].indirect));
+    BOOST_TEST(via_root_address(marks[2].indirect) == globals + kWord);
+    // d: a register reached it before any block was scanned.
+    BOOST_TEST(via_root(marks[3].indirect));
+    BOOST_TEST(via_root_address(marks[3].indirect) == 0u);
+}
+
+// A possibly reachable block (an interior pointer) is also told how.
+BOOST_AUTO_TEST_CASE(a_possibly_reachable_block_remembers_the_interior_pointer) {
+    Heap h;
+    usize a = h.alloc(16), b = h.alloc(64);
+    h.set(a, b + 3 * kWord);
+    std::vector<Mark> marks(2);
+    std::vector<u32> queue(2);
+    Scanner<Heap> s(h.blocks.data(), 2, marks.data(), queue.data(), 0, h);
+    s.root_word(a);
+    s.finish();
+    BOOST_TEST((marks[1].state == State::possible));
+    BOOST_TEST(marks[1].indirect == 0u);
 }

@@ -1,0 +1,89 @@
+"""Who holds it (docs/holders.md): the leak scan names, for each growing,
+plateau and leaked site, the holders of its memory, by the shortest way
+from the roots: a global by its symbol, a stack slot by the frame that owns
+it, a lost block by its site; a linked list's nodes collapse to what holds
+its head. Both report formats carry `held_by`, and the log a line under
+each site's headline."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mgtest import (REPORT, VALGRIND, TestCase, program, run, sites_at,  # noqa: E402
+                    source_line)
+
+SRC = "tests/regress/holders_native.c"
+
+
+def line(marker):
+    return source_line(SRC, marker)
+
+
+class NativeHolders(TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.runs = {fmt: run([program("holders_native"), "1000"], options=[f"--json-format={fmt}"])
+                    for fmt in (2, 1)}
+
+    def site(self, fmt, marker):
+        r = self.runs[fmt]
+        (s,) = sites_at(r.report, file="holders_native.c", line=line(marker))
+        return s
+
+    def test_a_global_list_is_held_by_the_global(self):
+        for fmt in (2, 1):
+            with self.subTest(format=fmt):
+                s = self.site(fmt, "NODE_HERE")
+                self.assertIn(s["class"], ("growing", "plateau"), s)
+                (h,) = s["held_by"]
+                # One holder: the nodes collapse to the head, which the global holds.
+                self.assertEqual((h["path"], h["root"]), ("journal", "global"), s["held_by"])
+                self.assertEqual((h["bytes"], h["blocks"]), (48_000, 1000))
+                self.assertEqual(h["share"], 1)
+                self.assertEqual((h["type"], h["length"], h["bound"]), (None, None, None))
+
+    def test_a_global_array_is_one_holder(self):
+        s = self.site(2, "SLOT_HERE")
+        (h,) = s["held_by"]
+        self.assertEqual((h["path"], h["root"], h["blocks"]), ("slots", "global", 1000))
+
+    def test_a_list_on_the_stack_is_held_by_its_frame(self):
+        s = self.site(2, "LOCAL_HERE")
+        (h,) = s["held_by"]
+        self.assertEqual(h["root"], "stack", s["held_by"])
+        self.assertRegex(h["path"], r"^main \(holders_native\.c:\d+\)$")
+        self.assertEqual(h["blocks"], 1000)
+
+    def test_lost_nodes_are_held_by_the_lost_head(self):
+        s = self.site(2, "LOST_HERE")
+        self.assertEqual(s["class"], "leaked")
+        (h,) = s["held_by"]  # the 49 indirectly lost nodes; the head itself has no holder
+        self.assertEqual((h["root"], h["blocks"]), ("heap", 49))
+        self.assertEqual(h["path"], f"lost block from lose_list (holders_native.c:{line('LOST_HERE')})")
+
+    def test_the_log_names_the_holder_under_the_headline(self):
+        log = self.runs[2].log
+        self.assertRegex(log, r"held by: journal \(global\), 48,000 bytes in 1,000 blocks, 100%")
+
+    def test_memgrow_report_expand_keeps_held_by(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            raw, out = os.path.join(tmp, "r.json"), os.path.join(tmp, "x.json")
+            p = subprocess.run([VALGRIND, "--tool=memgrow", f"--json-file={raw}",
+                                program("holders_native"), "200"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            x = subprocess.run([REPORT, "expand", raw, "-o", out], stderr=subprocess.PIPE,
+                               text=True, timeout=60)
+            self.assertEqual(x.returncode, 0, x.stderr)
+            with open(out) as f:
+                doc = json.load(f)
+        paths = {h["path"] for s in doc["sites"] for h in s.get("held_by", [])}
+        self.assertIn("journal", paths)
+        self.assertIn("slots", paths)
+
+
+if __name__ == "__main__":
+    unittest.main()
