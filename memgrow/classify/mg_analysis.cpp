@@ -81,6 +81,7 @@ void analyse(Analysis* a) {
     }
     a->suppressed_sites = a->suppressed_bytes = 0;
     apply_suppressions(a);
+    a->params = p;
     python_sites_build(a, p);
 }
 

@@ -51,7 +51,8 @@ struct Analysis {
     ULong warmup_end;  // run clock where the warm-up ends
     ULong sites_in[4]; // per SiteClass
     ULong bytes_in[4];
-    PySites* py; // the Python sites; null without Python frames
+    PySites* py;           // the Python sites; null without Python frames
+    ClassifyParams params; // what classified the sites (the holders' series too)
 };
 
 // Brings all series up to date and classifies every site: leaked when the

@@ -1,4 +1,5 @@
 #include "holders/mg_holders.hpp"
+#include "holders/mg_holder_findings.hpp"
 #include "holders/mg_pynames.hpp"
 #include "python/mg_pyobject.hpp"
 #include "records/mg_symbols.hpp"
@@ -571,6 +572,7 @@ void holders_apply(Analysis* a) {
     if (!site_first) return;
     bounded_holder_rule(a);
     python_site_holders(*a);
+    holder_findings_build(*a);
 }
 
 UInt holders_of(UInt site, const HeldBy** out) {
@@ -604,6 +606,18 @@ ULong holders_python_site_bytes(UInt ps) {
     return py_bytes && ps < n_py ? py_bytes[ps] : 0;
 }
 
+void holders_for_each(HeldVisit f, void* ctx) {
+    for (UInt s = 0; site_first && s < n_sites; ++s) {
+        ULong whole = holders_site_bytes(s);
+        for (UInt e = site_first[s]; e < site_first[s + 1]; ++e) {
+            if (entries[e].key == kNotReached) continue;
+            UInt h = holder_index(entries[e].key);
+            if (h < n_holders && holder_keys[h] == entries[e].key)
+                f(ctx, s, h, entries[e].bytes, whole);
+        }
+    }
+}
+
 const Holder* holders_all(UInt* n) {
     *n = n_holders;
     return holders;
@@ -615,6 +629,7 @@ void holders_release() {
         if (holders[h].type) VG_(free)(const_cast<HChar*>(holders[h].type));
     }
     release_python_site_holders();
+    holder_findings_release();
     void* owned[] = {wanted, memo, entries, site_first, holders, holder_keys};
     for (void* p : owned)
         if (p) VG_(free)(p);

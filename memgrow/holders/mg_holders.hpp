@@ -55,6 +55,10 @@ UInt holders_of_python_site(UInt py_site, const HeldBy** out);
 // The bytes of the site's blocks the scan reached or lost (the shares' whole).
 ULong holders_site_bytes(UInt site);
 ULong holders_python_site_bytes(UInt py_site);
+// Each (site, holder) pair of the scan with the site's bytes the holder
+// holds; whole: the site's bytes the scan found.
+using HeldVisit = void (*)(void* ctx, UInt site, UInt holder, ULong bytes, ULong whole);
+void holders_for_each(HeldVisit f, void* ctx);
 // Every holder named, by index.
 const Holder* holders_all(UInt* n);
 void holders_release();

@@ -6,6 +6,7 @@
 #include "output/mg_report.hpp"
 #include "output/mg_report_file.hpp"
 #include "holders/mg_holders.hpp"
+#include "holders/mg_holder_findings.hpp"
 #include "records/mg_symbols.hpp"
 #include "output/mg_stack_table.hpp"
 #include "records/mg_timeline.hpp"
@@ -253,8 +254,9 @@ void write_holder_fields(JsonWriter& w, const Holder& x) {
         w.null();
 }
 
-// "holders": every holder named at the scan, by index (docs/holders.md).
-void write_holders(JsonWriter& w) {
+// "holders": every holder named at the scan, by index, one finding each
+// (docs/holders.md).
+void write_holders(JsonWriter& w, const Analysis& a) {
     UInt n;
     const Holder* all = holders_all(&n);
     if (!n) return;
@@ -266,7 +268,20 @@ void write_holders(JsonWriter& w) {
         write_holder_fields(w, all[i]);
         w.member_u("bytes", all[i].bytes);
         w.member_u("blocks", all[i].blocks);
-        w.member_u("sites", all[i].n_sites);
+        if (const HolderFinding* f = holder_finding(i)) {
+            w.member("class", class_name(f->growth.cls));
+            w.member_num("rate", f->growth.rate / static_cast<double>(tl.run.width));
+            w.member_u("live_bytes", f->live_bytes);
+            w.member_u("n_sites", f->n_sites);
+            for (int python = 1; python >= 0; --python) { // the largest it keeps
+                w.key(python ? "python_sites" : "sites");
+                w.begin_array();
+                for (UInt k = 0; k < f->n_top; ++k)
+                    if (f->top[k].python == static_cast<bool>(python)) w.uinteger(f->top[k].id);
+                w.end_array();
+            }
+            write_growth(w, f->growth, f->growth.cls, a);
+        }
         w.end_object();
     }
     w.end_array();
@@ -629,7 +644,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
             write_python_site_row(w, k, &next_id, stack_table_id(a.py->sites[k]->stack), a);
         w.end_array();
     }
-    write_holders(w);
+    write_holders(w, a);
     quiet_growth = nullptr;
     stack_table_end();
 }
@@ -795,7 +810,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
                 write_python_site(w, k, a);
             w.end_array();
         }
-        write_holders(w);
+        write_holders(w, a);
     }
     if (clo.json_stable_min_bytes) {
         w.key("omitted_sites");

@@ -9,6 +9,7 @@
 #include "records/mg_timeline.hpp"
 #include "core/format.hpp"
 #include "holders/mg_holders.hpp"
+#include "holders/mg_holder_findings.hpp"
 
 namespace mg {
 
@@ -298,6 +299,47 @@ static void print_config_warnings(const Analysis& a) {
     mark_at_print_warnings();
 }
 
+// The holders of growing memory lead: one finding per holder, the sites it
+// keeps beneath (docs/holders.md).
+void print_holder_findings(const Analysis& a) {
+    const UInt* order;
+    UInt n = holder_findings_growing(&order), n_all;
+    const Holder* all = holders_all(&n_all);
+    for (UInt k = 0; k < n; ++k) {
+        const Holder& h = all[order[k]];
+        const HolderFinding& f = *holder_finding(order[k]);
+        HChar what[160], bytes[48], rate[kDecimalBuf];
+        holder_description(h, what, sizeof what);
+        human_bytes(f.live_bytes, bytes);
+        format_decimal(f.growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
+        VG_(umsg)
+        ("GROWING %u of %u: %s (%s) keeps %s in %'u site%s, %s B per %s\n", k + 1, n, h.path, what,
+         bytes, f.n_sites, f.n_sites == 1 ? "" : "s", rate, unit_name(clo.time_unit, false));
+        for (UInt i = 0; i < f.n_top; ++i) {
+            const HolderSite& s = f.top[i];
+            HChar title[256], kept[48];
+            human_bytes(s.bytes, kept);
+            if (s.python) {
+                const HChar *fn, *file;
+                Int line;
+                python_site_headline(a.py->sites[s.id], &fn, &file, &line);
+                const HChar* slash = file ? VG_(strrchr)(file, '/') : nullptr;
+                VG_(snprintf)
+                (title, sizeof title, "%s (%s:%d)", fn ? fn : "???",
+                 slash  ? slash + 1
+                 : file ? file
+                        : "?",
+                 line);
+            } else {
+                site_title(SiteView(s.id), title, sizeof title);
+            }
+            VG_(umsg)("   %s of %s\n", kept, title);
+        }
+        if (f.n_sites > f.n_top) VG_(umsg)("   and %'u more sites\n", f.n_sites - f.n_top);
+        VG_(umsg)("\n");
+    }
+}
+
 void print_summary(const Analysis& a) {
     // -q keeps the findings (the sites listed below), not the totals: as
     // memcheck's LEAK SUMMARY and its loss records.
@@ -307,6 +349,7 @@ void print_summary(const Analysis& a) {
     for (UInt id = 0; id < a.n_sites; ++id)
         order[id] = id;
     VG_(ssort)(order, a.n_sites, sizeof(UInt), by_live_desc);
+    print_holder_findings(a);
     if (a.py) print_python_sites(a);
     // Then the sites without Python frames (all of them without Python).
     const SiteClass shown[] = {SiteClass::growing, SiteClass::plateau};

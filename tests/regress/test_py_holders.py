@@ -12,7 +12,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import SRC, TestCase, python_interpreters, run, source_line  # noqa: E402
+from mgtest import (SRC, TestCase, python_interpreters, representative_interpreters,  # noqa: E402
+                    run, source_line)
 
 NAME = "py_holders_service.py"
 SCRIPT = os.path.join(SRC, "tests", "regress", NAME)
@@ -120,6 +121,56 @@ class PythonHolders(TestCase):
                                   r"6,000 items\)")
             self.assertRegex(log, re.escape("bounded holder rule") + r".*its holder is bounded "
                                   r"at 6,000, 33% full: .* at the bound")
+
+
+class OneFindingPerHolder(TestCase):
+    """The holders of growing memory lead the log and are findings of their
+    own in the report: one list that keeps the memory of five growing
+    Python sites (sys.exc_info() tuples) is one finding; growth spread thin
+    over 10,000 compiled snippets, none of which grows alone, is the growth
+    of the list that keeps them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.runs = {}
+        for name, py in representative_interpreters().items():
+            cls.runs[name] = {
+                "exc": run([*py.argv, os.path.join(SRC, "tests", "regress", "py_exc_info.py")]),
+                "spread": run([*py.argv, os.path.join(SRC, "tests", "regress",
+                                                      "py_holders_spread.py"), "10000"])}
+
+    def finding(self, r, path):
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        (h,) = [h for h in r.report["holders"] if h["path"] == path]
+        return h
+
+    def test_one_list_keeping_five_growing_sites_is_one_finding(self):
+        for name, runs in self.runs.items():
+            with self.subTest(python=name):
+                r = runs["exc"]
+                h = self.finding(r, "__main__.errors")
+                self.assertEqual((h["class"], h["type"], h["length"], h["bound"]),
+                                 ("growing", "list", 15000, None), h)
+                self.assertGreaterEqual(h["n_sites"], 4)
+                growing = {ps["id"] for ps in r.report["python_sites"] if ps["class"] == "growing"}
+                self.assertTrue(set(h["python_sites"]) <= growing | {ps["id"] for ps in
+                                                                     r.report["python_sites"]})
+                kept = [ps for ps in r.report["python_sites"] if ps["class"] == "growing"
+                        and ps["held_by"][0]["path"] == "__main__.errors"]
+                self.assertGreaterEqual(len(kept), 4)
+                self.assertRegex(r.log, r"GROWING 1 of 1: __main__\.errors \(list, 15,000 items, "
+                                        r"no bound\) keeps [\d.]+ MB in \d sites")
+
+    def test_growth_spread_thin_is_its_holders(self):
+        for name, runs in self.runs.items():
+            with self.subTest(python=name):
+                r = runs["spread"]
+                h = self.finding(r, "__main__.KEPT")
+                self.assertEqual((h["class"], h["length"]), ("growing", 10000), h)
+                self.assertGreater(h["n_sites"], 1000)
+                self.assertGreater(h["live_bytes"], 500_000)
+                self.assertRegex(r.log, r"GROWING \d+ of \d+: __main__\.KEPT \(list, 10,000 items, "
+                                        r"no bound\) keeps [\d.]+ kB in [\d,]+ sites")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,150 @@
+#include "holders/mg_holder_findings.hpp"
+#include "holders/mg_holders.hpp"
+#include "core/holder_rule.hpp"
+
+namespace mg {
+
+namespace {
+
+struct Held {
+    UInt holder, site;
+    ULong bytes, whole;
+};
+
+HolderFinding* findings; // by holder index
+UInt n_findings;
+UInt* growing; // holder indexes, largest growth first
+UInt n_growing;
+
+struct Gather {
+    Held* out;
+    UInt n;
+};
+void gather(void* ctx, UInt site, UInt holder, ULong bytes, ULong whole) {
+    auto* g = static_cast<Gather*>(ctx);
+    if (g->out) g->out[g->n] = Held{holder, site, bytes, whole};
+    ++g->n;
+}
+
+Int by_holder_site(const void* x, const void* y) {
+    const auto* a = static_cast<const Held*>(x);
+    const auto* b = static_cast<const Held*>(y);
+    if (a->holder != b->holder) return a->holder < b->holder ? -1 : 1;
+    return a->site < b->site ? -1 : a->site > b->site;
+}
+
+Int by_bytes(const void* x, const void* y) {
+    const auto* a = static_cast<const HolderSite*>(x);
+    const auto* b = static_cast<const HolderSite*>(y);
+    if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+Int by_growth(const void* x, const void* y) {
+    double a = findings[*static_cast<const UInt*>(x)].growth.rate;
+    double b = findings[*static_cast<const UInt*>(y)].growth.rate;
+    if (a != b) return a > b ? -1 : 1;
+    return *static_cast<const UInt*>(x) < *static_cast<const UInt*>(y) ? -1 : 1;
+}
+
+// One holder's run of (site, bytes): its series, summed in shares, and its
+// sites, merged by Python site where the sites have Python frames.
+void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n, HolderFinding* f) {
+    double sum[kBuckets] = {};
+    f->live_bytes = 0;
+    auto* sites =
+        static_cast<HolderSite*>(VG_(malloc)("mg.findings.sites", (n + 1) * sizeof(HolderSite)));
+    UInt n_sites = 0;
+    for (UInt i = 0; i < n; ++i) {
+        const Held& h = run[i];
+        if (h.site >= a.n_sites || !h.whole) continue;
+        double share = static_cast<double>(h.bytes) / static_cast<double>(h.whole);
+        SiteView s(h.site);
+        i64 levels[kBuckets];
+        const i64* series = s->clock.levels(levels, a.n_buckets);
+        for (UInt b = 0; b < a.n_buckets; ++b)
+            sum[b] += share * static_cast<double>(series[b]);
+        f->live_bytes += static_cast<ULong>(share * static_cast<double>(s->clock.live));
+        UInt ps = a.py ? a.py->of_site[h.site] : kNoPySite;
+        sites[n_sites++] =
+            ps != kNoPySite ? HolderSite{ps, true, h.bytes} : HolderSite{h.site, false, h.bytes};
+    }
+    // Merge the sub-sites of one Python site.
+    VG_(ssort)
+    (sites, n_sites, sizeof(HolderSite), [](const void* x, const void* y) -> Int {
+        const auto* a = static_cast<const HolderSite*>(x);
+        const auto* b = static_cast<const HolderSite*>(y);
+        if (a->python != b->python) return a->python ? -1 : 1;
+        return a->id < b->id ? -1 : a->id > b->id;
+    });
+    UInt m = 0;
+    for (UInt i = 0; i < n_sites; ++i) {
+        if (m && sites[m - 1].python == sites[i].python && sites[m - 1].id == sites[i].id)
+            sites[m - 1].bytes += sites[i].bytes;
+        else
+            sites[m++] = sites[i];
+    }
+    VG_(ssort)(sites, m, sizeof(HolderSite), by_bytes);
+    f->n_sites = m;
+    f->n_top = m < 5 ? m : 5;
+    for (UInt i = 0; i < f->n_top; ++i)
+        f->top[i] = sites[i];
+    VG_(free)(sites);
+    i64 series[kBuckets];
+    for (UInt b = 0; b < a.n_buckets; ++b)
+        series[b] = static_cast<i64>(sum[b]);
+    f->growth = classify(series, a.n_buckets, nullptr, 0, a.params);
+    // A bounded holder cannot outgrow its bound (core/holder_rule.hpp).
+    HeldShare whole{f->live_bytes, holder.length, holder.bound};
+    BoundedVerdict v = bounded_verdict(&whole, 1, f->live_bytes);
+    if (v.bounded && f->growth.cls == SiteClass::growing) {
+        f->growth.cls = SiteClass::plateau;
+        f->growth.rule = "bounded holder";
+        f->growth.bound = v.bound, f->growth.fill = v.fill, f->growth.bound_bytes = v.bound_bytes;
+    }
+}
+
+} // namespace
+
+void holder_findings_build(const Analysis& a) {
+    holder_findings_release();
+    const Holder* holders = holders_all(&n_findings);
+    if (!n_findings) return;
+    Gather g{nullptr, 0};
+    holders_for_each(gather, &g);
+    g.out = static_cast<Held*>(VG_(malloc)("mg.findings", (g.n + 1) * sizeof(Held)));
+    g.n = 0;
+    holders_for_each(gather, &g);
+    VG_(ssort)(g.out, g.n, sizeof(Held), by_holder_site);
+    findings = static_cast<HolderFinding*>(
+        VG_(calloc)("mg.findings", n_findings + 1, sizeof(HolderFinding)));
+    for (UInt i = 0, end; i < g.n; i = end) {
+        for (end = i; end < g.n && g.out[end].holder == g.out[i].holder;)
+            ++end;
+        build_one(a, holders[g.out[i].holder], g.out + i, end - i, &findings[g.out[i].holder]);
+    }
+    VG_(free)(g.out);
+    growing = static_cast<UInt*>(VG_(malloc)("mg.findings", (n_findings + 1) * sizeof(UInt)));
+    for (UInt h = 0; h < n_findings; ++h)
+        if (findings[h].growth.cls == SiteClass::growing && findings[h].n_sites)
+            growing[n_growing++] = h;
+    VG_(ssort)(growing, n_growing, sizeof(UInt), by_growth);
+}
+
+const HolderFinding* holder_finding(UInt holder) {
+    return findings && holder < n_findings ? &findings[holder] : nullptr;
+}
+
+UInt holder_findings_growing(const UInt** order) {
+    *order = growing;
+    return n_growing;
+}
+
+void holder_findings_release() {
+    if (findings) VG_(free)(findings);
+    if (growing) VG_(free)(growing);
+    findings = nullptr, growing = nullptr;
+    n_findings = n_growing = 0;
+}
+
+} // namespace mg
