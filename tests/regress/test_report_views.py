@@ -125,6 +125,15 @@ class Views(unittest.TestCase):
         for name in ("inuse_space", "alloc_space", "growth_space", "growing", "plateau"):
             self.assertIn(f'string_table: "{name}"', text)
 
+    def test_bad_paths(self):
+        for command in ("speedscope", "pprof"):
+            p = memgrow_report(command, self.json, "-o", self.tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(f"cannot write {self.tmp}: Is a directory", p.stderr)
+            p = memgrow_report(command, os.path.join(self.tmp, "none.json"), "-o", "-")
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("none.json: cannot open", p.stderr)
+
     def test_page(self):
         page = os.path.join(self.tmp, "g.html")
         p = memgrow_report("html", self.json, "-o", page)
