@@ -9,6 +9,7 @@ void add_merge_command(CLI::App& app, Commands& commands);
 void add_sarif_command(CLI::App& app, Commands& commands);
 void add_junit_command(CLI::App& app, Commands& commands);
 void add_expand_command(CLI::App& app, Commands& commands);
+void add_export_commands(CLI::App& app, Commands& commands);
 
 void add_commands(CLI::App& app, Commands& commands) {
     add_html_command(app, commands);
@@ -16,6 +17,7 @@ void add_commands(CLI::App& app, Commands& commands) {
     add_sarif_command(app, commands);
     add_junit_command(app, commands);
     add_expand_command(app, commands);
+    add_export_commands(app, commands);
 }
 
 } // namespace mg::report

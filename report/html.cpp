@@ -4,9 +4,11 @@
 // script (html_assets.cpp) draws a page at a time.
 #include "report/html.hpp"
 
+#include "report/flame.hpp"
 #include "report/locate.hpp"
 #include "report/site_key.hpp"
 #include "report/text.hpp"
+#include "report/verdict.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -278,37 +280,9 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     fmt::format_to(it, "<h2>{} <span class=\"muted\">pid {}</span></h2>\n",
                    markup_escape(command.empty() ? r.path : command), r.pid);
 
-    // The run, in one paragraph.
-    std::size_t counts[4] = {};
     const std::vector<const Site*> leading = leading_sites(r);
-    for (const Site* s : leading)
-        if (!s->suppressed) ++counts[static_cast<std::size_t>(s->cls)];
-    fmt::format_to(it,
-                   "<p class=\"meta\">file <code>{}</code>; ppid {}; clock: {} per bucket of {} "
-                   "{}; {} buckets; teardown {} at {}; {} sites",
-                   markup_escape(r.path), r.ppid, markup_escape(r.time_unit),
-                   with_commas(r.bucket_width), markup_escape(clock_unit(r.time_unit)),
-                   r.buckets.size(), markup_escape(r.teardown), with_commas(r.teardown_at),
-                   r.sites.size());
-    if (!r.python_sites.empty())
-        fmt::format_to(it, "; {} Python sites, listed first, then the sites without Python frames",
-                       r.python_sites.size());
-    for (SiteClass c :
-         {SiteClass::leaked, SiteClass::growing, SiteClass::plateau, SiteClass::stable})
-        fmt::format_to(it, ", <span class=\"cls {0}\">{1} {0}</span>", class_name(c),
-                       counts[static_cast<std::size_t>(c)]);
-    if (r.marks.count) fmt::format_to(it, "; {} marks", r.marks.count);
-    out += "</p>\n";
-    if (r.leak_check) {
-        const LeakCheck& l = *r.leak_check;
-        fmt::format_to(it,
-                       "<p class=\"meta\">leak check ({}, {} scans): definitely lost {} bytes, "
-                       "indirectly {}, possibly {}, still reachable {}, suppressed {}</p>\n",
-                       markup_escape(l.mode), l.scans, with_commas(l.definite.bytes),
-                       with_commas(l.indirect.bytes), with_commas(l.possible.bytes),
-                       with_commas(l.reachable.bytes), with_commas(l.suppressed.bytes));
-    }
-
+    // The first screen: the verdict, the heap over time, where it grows.
+    fmt::format_to(it, "<p class=\"verdict\">{}</p>\n", markup_escape(verdict_text(r)));
     std::vector<std::int64_t> ends;
     for (const Bucket& b : r.buckets)
         ends.push_back(b.end);
@@ -337,7 +311,10 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
         spaces.insert(spaces.begin(), std::move(total));
     }
     out += "<h3>Live bytes over time</h3>\n";
-    out += svg_chart(ends, spaces, x_label, "chart total-chart", 900, 260);
+    std::vector<ChartEvent> warmup;
+    if (r.warmup_end > 0) warmup.push_back({"warm-up", r.warmup_end});
+    out += svg_chart(ends, spaces, x_label, "chart total-chart", 900, 220, warmup);
+    flame_section(out, rid);
 
     // The top sites of each problem class, each with its evidence, chart
     // and stack: a bounded number of cards however many sites there are.
@@ -384,6 +361,36 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
                        rid, anchor(*s));
     }
     out += "</div>\n";
+
+    // The run, in one paragraph, after the first screen.
+    std::size_t counts[4] = {};
+    for (const Site* s : leading)
+        if (!s->suppressed) ++counts[static_cast<std::size_t>(s->cls)];
+    fmt::format_to(it,
+                   "<p class=\"meta\">file <code>{}</code>; ppid {}; clock: {} per bucket of {} "
+                   "{}; {} buckets; teardown {} at {}; {} sites",
+                   markup_escape(r.path), r.ppid, markup_escape(r.time_unit),
+                   with_commas(r.bucket_width), markup_escape(clock_unit(r.time_unit)),
+                   r.buckets.size(), markup_escape(r.teardown), with_commas(r.teardown_at),
+                   r.sites.size());
+    if (!r.python_sites.empty())
+        fmt::format_to(it, "; {} Python sites, listed first, then the sites without Python frames",
+                       r.python_sites.size());
+    for (SiteClass c :
+         {SiteClass::leaked, SiteClass::growing, SiteClass::plateau, SiteClass::stable})
+        fmt::format_to(it, ", <span class=\"cls {0}\">{1} {0}</span>", class_name(c),
+                       counts[static_cast<std::size_t>(c)]);
+    if (r.marks.count) fmt::format_to(it, "; {} marks", r.marks.count);
+    out += "</p>\n";
+    if (r.leak_check) {
+        const LeakCheck& l = *r.leak_check;
+        fmt::format_to(it,
+                       "<p class=\"meta\">leak check ({}, {} scans): definitely lost {} bytes, "
+                       "indirectly {}, possibly {}, still reachable {}, suppressed {}</p>\n",
+                       markup_escape(l.mode), l.scans, with_commas(l.definite.bytes),
+                       with_commas(l.indirect.bytes), with_commas(l.possible.bytes),
+                       with_commas(l.reachable.bytes), with_commas(l.suppressed.bytes));
+    }
 
     // Every site: the page's script draws the table a page at a time from
     // the embedded data (html_page), so the page's size and the browser's
@@ -580,8 +587,8 @@ std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o) 
                    "<meta name=\"viewport\" content=\"width=device-width\">\n"
                    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
                    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
-                   "<title>{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
-                   markup_escape(o.title), kHtmlStyle, markup_escape(o.title));
+                   "<title>{}</title>\n<style>{}{}</style>\n</head>\n<body>\n<h1>{}</h1>\n",
+                   markup_escape(o.title), kHtmlStyle, kFlameStyle, markup_escape(o.title));
     fmt::format_to(it, "<p class=\"meta\">{} report{} (one section per process)</p>\n",
                    reports.size(), reports.size() == 1 ? "" : "s");
     if (reports.size() > 1) {
@@ -614,14 +621,16 @@ std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o) 
         d["command"] = r.command;
         d["buckets"] = r.buckets.size();
         d["sites"] = r.sites.size();
+        d["flame"] = flame_data(r);
         data["reports"].push_back(std::move(d));
     }
     // Bytes that are not UTF-8 (a hostile report) become U+FFFD.
     std::string text = data.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     fmt::format_to(it,
                    "<script id=\"mg-data\" type=\"application/json\">{}</script>\n"
-                   "<script>{}</script>\n</body>\n</html>\n",
-                   script_safe(text), kHtmlScript);
+                   "<script>{}</script>\n<script>{}</script>\n<script>{}</script>\n"
+                   "</body>\n</html>\n",
+                   script_safe(text), kHtmlScript, kFlameLib, kFlameScript);
     return out;
 }
 

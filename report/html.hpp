@@ -66,6 +66,14 @@ nlohmann::json site_table_data(const Report& r, const std::vector<const Site*>& 
 extern const char* const kHtmlStyle;
 extern const char* const kHtmlScript;
 
+// The growth flame graph (report/html_flame.cpp): its container for report
+// `rid`, its style and script, and the bundled d3-flame-graph (kFlameLib,
+// generated at build time by scripts/embed-js.sh).
+void flame_section(std::string& out, const std::string& rid);
+extern const char* const kFlameStyle;
+extern const char* const kFlameScript;
+extern const char* const kFlameLib;
+
 // The whole page for these reports, one section per report.
 std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o);
 

@@ -13,7 +13,7 @@ body{font:14px/1.4 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0
 h1{font-size:22px;margin:16px 0 4px}h2{font-size:18px;margin:28px 0 4px;padding-top:8px;border-top:2px solid #ccc}
 h3{font-size:15px;margin:18px 0 6px}h4{font-size:14px;margin:4px 0}
 .muted{color:#777;font-weight:normal}code{font:12px ui-monospace,Menlo,Consolas,monospace}
-.meta{margin:2px 0;color:#444}
+.meta{margin:2px 0;color:#444}.verdict{font-size:16px;font-weight:600;margin:6px 0}
 .cls{font-weight:600}.cls.leaked{color:#c62828}.cls.growing{color:#ef6c00}.cls.plateau{color:#1565c0}.cls.stable{color:#616161}
 .site-charts{display:flex;flex-wrap:wrap;gap:12px}
 .site-card{border:1px solid #ddd;border-radius:6px;padding:8px;width:580px}

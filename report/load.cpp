@@ -125,6 +125,26 @@ class Reader {
         if (const json* v = member(obj, key)) out = boolean(*v, where + "/" + key);
     }
 
+    // "held_by": [{path, root, bytes, share, ...}] (docs/holders.md).
+    std::vector<Holder> holders(const json& v, const std::string& where) const {
+        array(v, where);
+        std::vector<Holder> out;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            std::string at = where + "/" + std::to_string(i);
+            const json& h = object(v[i], at);
+            Holder one;
+            opt_string(h, at, "path", one.path);
+            opt_string(h, at, "root", one.root);
+            opt_integer(h, at, "bytes", one.bytes);
+            if (const json* share = member(h, "share")) {
+                expect(*share, share->is_number(), at + "/share", "a number");
+                one.share = share->get<double>();
+            }
+            out.push_back(std::move(one));
+        }
+        return out;
+    }
+
     const json& object(const json& v, const std::string& where) const {
         expect(v, v.is_object(), where, "an object");
         return v;
@@ -322,6 +342,7 @@ class Reader {
             sparse(*m, x + "/mark_series", mark_buckets, &s.mark_series);
         else // all zero (a marked report leaves such a series out)
             s.mark_series.resize(mark_buckets);
+        if (const json* h = member(extra, "held_by")) s.held_by = holders(*h, x + "/held_by");
         opt_integer_or_null(extra, x, "pid", s.pid);
         opt_integer_or_null(extra, x, "process", s.process);
         if (python) {
@@ -369,6 +390,7 @@ class Reader {
         s.series = integers(required(v, where, "series"), where + "/series");
         if (const json* m = member(v, "mark_series"))
             s.mark_series = integers(*m, where + "/mark_series");
+        if (const json* h = member(v, "held_by")) s.held_by = holders(*h, where + "/held_by");
         opt_integer_or_null(v, where, "pid", s.pid);
         opt_integer_or_null(v, where, "process", s.process);
         if (const json* subs = member(v, "sites")) {
@@ -431,6 +453,20 @@ class Reader {
         opt_integer(root, "", "warmup_end", r.warmup_end);
         r.teardown_at = integer(required(root, "", "teardown_at"), "/teardown_at");
         opt_string(root, "", "teardown", r.teardown);
+        if (const json* p = member(root, "projection")) {
+            object(*p, "/projection");
+            Projection out;
+            opt_integer(*p, "/projection", "limit_bytes", out.limit_bytes);
+            opt_string(*p, "/projection", "limit_source", out.limit_source);
+            for (auto [key, field] : {std::pair{"clock_to_limit", &out.clock_to_limit},
+                                      {"marks_to_limit", &out.marks_to_limit},
+                                      {"hours_to_limit", &out.hours_to_limit}})
+                if (const json* v = member(*p, key); v && !v->is_null()) {
+                    expect(*v, v->is_number(), std::string("/projection/") + key, "a number");
+                    *field = v->get<double>();
+                }
+            r.projection = out;
+        }
         if (const json* m = member(root, "marks")) {
             object(*m, "/marks");
             opt_integer(*m, "/marks", "count", r.marks.count);

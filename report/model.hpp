@@ -113,6 +113,7 @@ class FrameList {
     void link(std::shared_ptr<const StackTree> tree) { tree_ = std::move(tree); }
 
     bool in_tree() const { return tree_ != nullptr; }
+    const StackTree* tree() const { return tree_.get(); }
     std::uint32_t node() const { return node_; }
     std::size_t size() const {
         if (!tree_) return own_.size();
@@ -283,6 +284,14 @@ class MaybeLost {
     Lost v_{-1, 0, 0};
 };
 
+// Who holds a site's memory at the leak scan (`held_by`, docs/holders.md),
+// largest first.
+struct Holder {
+    std::string path, root;
+    std::int64_t bytes = 0;
+    double share = 0;
+};
+
 // A million of these make a big report's model: what most sites share (the
 // space, the quiet growth evidence, their callers' frames) is held once, the
 // series as change points.
@@ -301,6 +310,7 @@ struct Site {
     // A Python site (`python_sites`): the "id"s of its native sub-sites,
     // its frames the Python stack. Empty for a native site.
     std::vector<std::int64_t> sub_sites;
+    std::vector<Holder> held_by; // growing, plateau and leaked sites of a scanned run
     // The small fields last, together, and 32-bit where that is enough: a
     // million sites are a big report's model (3x the file at most).
     std::optional<std::int32_t> device;
@@ -353,6 +363,14 @@ struct Process {
     std::string time_unit, teardown;
 };
 
+// The projection to a memory limit (`projection`, docs/live.md): only when
+// one is known (--limit, or the cgroup's).
+struct Projection {
+    std::int64_t limit_bytes = 0;
+    std::string limit_source; // option, cgroup
+    std::optional<double> clock_to_limit, marks_to_limit, hours_to_limit;
+};
+
 struct Report {
     std::string path; // the file it was loaded from, for messages
     int version = 0;
@@ -364,6 +382,7 @@ struct Report {
     Marks marks;
     std::vector<Bucket> buckets;
     std::optional<LeakCheck> leak_check;
+    std::optional<Projection> projection;
     std::vector<Site> sites;
     std::vector<Site> python_sites; // the Python sites (a process with Python frames)
     std::vector<Error> errors;

@@ -2,7 +2,7 @@
 # Installs the Debian packages memgrow needs to build and test, if missing.
 # Run as root (or with sudo) on Debian 12.
 set -eu
-packages="build-essential autoconf automake pkg-config valgrind python3 libboost-test-dev nlohmann-json3-dev libcli11-dev libfmt-dev chromium clang libclang-rt-14-dev python3-jsonschema python3-torch python3-pytest python3-dev python3-numpy patchelf"
+packages="build-essential autoconf automake pkg-config valgrind python3 libboost-test-dev nlohmann-json3-dev libcli11-dev libfmt-dev chromium clang libclang-rt-14-dev python3-jsonschema python3-torch python3-pytest python3-dev python3-numpy patchelf protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev golang-go"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -13,6 +13,16 @@ if [ -n "$missing" ]; then
     apt-get update -qq
     # shellcheck disable=SC2086
     apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+# memgrow-report's HTML page bundles npm's d3-flame-graph at build time, and
+# the tests read speedscope's schema and drive chromium with playwright-core:
+# report/web/package.json pins them, npm ci installs them from its lock into
+# report/web/node_modules (nodejs's npm, from Debian or nodejs.org).
+if [ ! -f "$(dirname "$0")/../report/web/node_modules/.package-lock.json" ] ||
+    [ "$(dirname "$0")/../report/web/package-lock.json" -nt "$(dirname "$0")/../report/web/node_modules/.package-lock.json" ]; then
+    command -v npm >/dev/null || { echo "memgrow: error: npm is needed for report/web (nodejs)" >&2; exit 1; }
+    (cd "$(dirname "$0")/../report/web" && npm ci --silent --no-audit --no-fund)
 fi
 
 # CPython 3.13, 3.14 and 3.15 for the Python tests (Debian 12 has only

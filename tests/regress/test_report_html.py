@@ -264,7 +264,8 @@ class ReportHtml(unittest.TestCase):
         with open(page) as f:
             text = f.read()
         self.assertNotIn("<img src=x", text)
-        self.assertEqual(text.count("</script>"), 2)  # the page's own two
+        # The page's own four: its data, its script, the flame graph's library and script.
+        self.assertEqual(text.count("</script>"), 4)
         dom, log = browse(page, "--dump-dom")
         self.assertEqual(console_errors(log), [], log)
         body = self.charts(dom).body

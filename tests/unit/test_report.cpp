@@ -9,10 +9,13 @@
 
 #include "report/diff.hpp"
 #include "report/expand.hpp"
+#include "report/flame.hpp"
+#include "report/gains.hpp"
 #include "report/load.hpp"
 #include "report/show.hpp"
 #include "report/site_key.hpp"
 #include "report/text.hpp"
+#include "report/verdict.hpp"
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -793,4 +796,59 @@ BOOST_AUTO_TEST_CASE(format2_refuses_broken_stacks_and_rows) {
     j = report_v2();
     j.erase("buckets");
     BOOST_TEST(contains(load_error(j.dump()).message, "\"buckets\" before its sites"));
+}
+
+// --- growth: the flame graph's tree, the verdict ----------------------------
+
+BOOST_AUTO_TEST_CASE(gained_bytes_start_at_the_warm_ups_last_bucket) {
+    json shrinking = site("stable", 50, kY);
+    shrinking["series"] = {0, 100, 50};
+    json j = report({site("growing", 1000, kX), shrinking});
+    j["warmup_end"] = 250; // bucket 1 (ends at 200) is the warm-up's last
+    Report r = parse(j);
+    BOOST_TEST(*warmup_bucket(r) == 1u);
+    BOOST_TEST(gained_bytes(r.sites[0], warmup_bucket(r)) == 500); // 1000 less 500
+    BOOST_TEST(gained_bytes(r.sites[1], warmup_bucket(r)) == 0);   // 100 to 50: never negative
+    j["warmup_end"] = 50;                                          // before every bucket
+    r = parse(j);
+    BOOST_TEST(!warmup_bucket(r));
+    BOOST_TEST(gained_bytes(r.sites[0], warmup_bucket(r)) == 1000);
+}
+
+BOOST_AUTO_TEST_CASE(flame_merges_stacks_from_the_outermost_frame_and_cuts_slivers) {
+    json a = site("growing", 6000, {frame("grow", 10, "0x1000"), frame("main", 30, "0x2000")});
+    json b = site("plateau", 4000, {frame("fill", 12, "0x1200"), frame("main", 30, "0x2000")});
+    json tiny = site("stable", 2, {frame("tiny", 14, "0x1400"), frame("main", 30, "0x2000")});
+    Report r = parse(report({a, b, tiny}));
+    json f = flame_data(r, 0.001); // 2 bytes of 10,002 is below 0.1%
+    const json& n = f["nodes"];
+    BOOST_REQUIRE(n.size() == 4u * 8u); // all, main, grow, fill
+    auto name = [&](std::size_t i) { return f["names"][n[i * 8 + 1].get<std::size_t>()]; };
+    BOOST_TEST(name(0) == "all");
+    BOOST_TEST(name(1) == "main (prog.c:30)");
+    BOOST_TEST(n[8].get<int>() == 0);                  // main's parent: the root
+    BOOST_TEST(n[8 + 3].get<std::int64_t>() == 10002); // live under main, tiny included
+    BOOST_TEST(n[8 + 6].get<int>() == 2);              // by live bytes: growing beneath
+    BOOST_TEST(name(2) == "grow (prog.c:10)");
+    BOOST_TEST(n[16].get<int>() == 1); // grow's parent: main
+    BOOST_TEST(f["left_out"].get<int>() == 1);
+    BOOST_TEST(f["totals"][1].get<std::int64_t>() == 10002);
+}
+
+BOOST_AUTO_TEST_CASE(the_verdict_names_the_growth_its_holder_and_the_limit) {
+    json g = site("growing", 6000, kX);
+    g["growth"]["rate_per_mark"] = 96;
+    g["held_by"] = {{{"path", "journal"}, {"root", "global"}, {"bytes", 6000}, {"share", 1.0}}};
+    json j = report({g, site("stable", 10, kY)});
+    j["warmup_end"] = 200; // the level was 3,000 then
+    j["projection"] = {{"limit_bytes", 2 * 1024 * 1024},
+                       {"limit_source", "option"},
+                       {"hours_to_limit", 0.12},
+                       {"marks_to_limit", 21000}};
+    std::string v = verdict_text(parse(j));
+    BOOST_TEST(v == "Growing: grow (prog.c:10) gained 3.0 kB after the warm-up (+96 bytes per "
+                    "mark), held by journal; the heap reaches the 2 MiB limit (--limit) in 0.12 "
+                    "hours.");
+    BOOST_TEST(verdict_text(parse(report({site("stable", 10, kY)}))) ==
+               "Nothing grows or leaks: 1 sites, the heap peaked at 0 bytes.");
 }
