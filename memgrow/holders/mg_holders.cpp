@@ -87,14 +87,15 @@ bool holds(ULong p) {
     const ScannedBlock& b = blocks[p];
     if (b.kind == kDefinite) return true;
     if (b.kind == kIndirect) return false; // a lost structure is its lost block's
-    if (!pyobj_on()) return b.site >= n_wanted_sites || !wanted[b.site];
+    bool own = b.site >= n_wanted_sites || !wanted[b.site];
+    if (!pyobj_on()) // a block its site made once is a container of its own (an array)
+        return own || (b.site < n_wanted_sites && SiteView(b.site)->allocated_blocks == 1);
     // Under CPython the holder is an object, not its keys table or array;
-    // and an object its site made once is a container of its own, however
-    // the site is classed (a dict revived from a free list, a Python site
-    // that grows by other sub-sites).
+    // and an object its site made once or twice is a container of its own,
+    // however the site is classed (a dict revived from a free list, a Python
+    // site that grows by other sub-sites).
     if (!pyobj_in_block(b.addr, b.size)) return false;
-    return b.site >= n_wanted_sites || !wanted[b.site] ||
-           SiteView(b.site)->live_blocks <= kSingleton;
+    return own || SiteView(b.site)->live_blocks <= kSingleton;
 }
 
 // The holder shown for block p: a bounded owner a few blocks up (an
@@ -332,7 +333,7 @@ void name_holder(ULong key, bool direct, Holder* h) {
             h->type = copy_string(type);
             h->length = length, h->bound = bound;
         } else if (direct && blocks[key].kind != kDefinite && blocks[key].site < n_wanted_sites &&
-                   !wanted[blocks[key].site]) {
+                   SiteView(blocks[key].site)->allocated_blocks == 1) {
             h->bound = static_cast<Long>(blocks[key].size / 8); // a fixed heap array
         }
     } else {

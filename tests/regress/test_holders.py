@@ -85,5 +85,55 @@ class NativeHolders(TestCase):
         self.assertIn("slots", paths)
 
 
+CXX = "tests/regress/holders_cxx.cpp"
+
+
+class NativeContainers(TestCase):
+    """A heap array of pointers made once bounds what it holds (a third full:
+    a plateau by the bounded-holder rule); a std::vector and a
+    std::unordered_map that keep growing are held by their globals, with no
+    bound, and their buffers grow too; a list only a thread's stack holds is
+    held by the thread's frame. The holders lead the log."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.r = run([program("holders_cxx"), "1000"])
+
+    def site(self, marker):
+        (s,) = sites_at(self.r.report, file="holders_cxx.cpp", line=source_line(CXX, marker))
+        return s
+
+    def test_a_fixed_heap_array_is_a_bounded_holder(self):
+        s = self.site("ARRAY_REC")
+        (h,) = s["held_by"]
+        self.assertTrue(h["path"].startswith("ring → block from main (holders_cxx.cpp:"), h)
+        self.assertEqual((h["length"], h["bound"], h["blocks"]), (1000, 3000, 1000))
+        g = s["growth"]
+        self.assertEqual((s["class"], g["rule"], g["bound"]), ("plateau", "bounded holder", 3000))
+        self.assertEqual(g["bound_bytes"], 3 * s["live_bytes"])
+
+    def test_growing_containers_are_held_by_their_globals_without_bound(self):
+        for marker, path in (("VECTOR_REC", "records"), ("MAP_REC", "by_id")):
+            s = self.site(marker)
+            self.assertEqual(s["class"], "growing", s["growth"])
+            h = s["held_by"][0]
+            self.assertEqual((h["path"], h["root"], h["bound"]), (path, "global", None))
+            self.assertGreater(h["share"], 0.99)
+            top = self.r.report["holders"][h["holder"]]
+            self.assertEqual(top["class"], "growing")
+            self.assertIn(s["id"], top["sites"])
+
+    def test_a_list_on_a_threads_stack_is_held_by_its_frame(self):
+        s = self.site("THREAD_NODE")
+        (h,) = s["held_by"]
+        self.assertEqual(h["root"], "stack")
+        self.assertRegex(h["path"], r"^worker\(void\*\) \(holders_cxx\.cpp:\d+\)$")
+        self.assertEqual(h["blocks"], 1000)
+
+    def test_the_growing_holders_lead_the_log(self):
+        first = self.r.log.index("GROWING 1 of")
+        self.assertRegex(self.r.log[first:], r"^GROWING 1 of 2: (by_id|records) \(global\) keeps ")
+
+
 if __name__ == "__main__":
     unittest.main()
