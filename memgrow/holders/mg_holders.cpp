@@ -2,6 +2,7 @@
 #include "holders/mg_holder_findings.hpp"
 #include "holders/mg_pynames.hpp"
 #include "python/mg_pyobject.hpp"
+#include "python/mg_python.hpp"
 #include "records/mg_symbols.hpp"
 #include "scan/mg_leak.hpp"
 #include "core/holder_rule.hpp"
@@ -16,7 +17,7 @@ struct Entry {
     UInt blocks;
     ULong key; // the holder: a block index, kViaRoot | root address, or kNotReached
     ULong bytes;
-    bool direct; // every block reached straight from the holder (no chain between)
+    ULong direct; // of the bytes, those of blocks reached straight from the holder
 };
 
 const ScannedBlock* blocks; // the last scan's, while holders are computed and named
@@ -71,6 +72,9 @@ ULong canonical_root(ULong via) {
     PtrdiffT off = 0;
     if (VG_(get_datasym_and_offset)(VG_(current_DiEpoch)(), a, &name, &off) && name)
         return reach::kViaRoot | (a - off);
+    ULong in_runtime, runtime_size;
+    if (python_runtime_offset(a, &in_runtime, &runtime_size))
+        return reach::kViaRoot | (a - in_runtime);
     const NSegment* seg = VG_(am_find_nsegment)(a);
     return seg ? reach::kViaRoot | seg->start : via;
 }
@@ -80,6 +84,7 @@ bool is_block(ULong key) {
 }
 
 constexpr ULong kSingleton = 2;
+constexpr UChar kAllDirect = 1, kSomeDirect = 2;
 
 // Whether the way up stops at block p: it is lost (a lost block holds what
 // was lost through it), or not part of a growing structure.
@@ -175,7 +180,7 @@ UInt merge(Entry* e, UInt n) {
         if (m && e[m - 1].site == e[i].site && e[m - 1].key == e[i].key) {
             e[m - 1].bytes += e[i].bytes;
             e[m - 1].blocks += e[i].blocks;
-            e[m - 1].direct = e[m - 1].direct && e[i].direct;
+            e[m - 1].direct += e[i].direct;
         } else {
             e[m++] = e[i];
         }
@@ -222,6 +227,14 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
     const HChar* name = nullptr;
     PtrdiffT off = 0;
     *kind = RootKind::global;
+    ULong in_runtime, runtime_size;
+    if (python_runtime_offset(a, &in_runtime, &runtime_size)) { // Valgrind's reader drops it
+        if (in_runtime)
+            VG_(snprintf)(buf, size, "the interpreter's state (_PyRuntime+%#llx)", in_runtime);
+        else
+            VG_(snprintf)(buf, size, "the interpreter's state (_PyRuntime)");
+        return;
+    }
     if (VG_(get_datasym_and_offset)(VG_(current_DiEpoch)(), a, &name, &off) && name) {
         VG_(snprintf)(buf, size, "%s", name);
         return;
@@ -306,9 +319,9 @@ HChar* copy_string(const HChar* s) {
     return c;
 }
 
-// Names a holder and says what bounds it. direct: every block it holds
-// was reached straight from it.
-void name_holder(ULong key, bool direct, Holder* h) {
+// Names a holder and says what bounds it. direct: whether every block it
+// holds (kAllDirect), or some (kSomeDirect), was reached straight from it.
+void name_holder(ULong key, UChar direct, Holder* h) {
     HChar path[512];
     RootKind kind = RootKind::heap;
     h->type = nullptr, h->length = -1, h->bound = -1;
@@ -332,14 +345,22 @@ void name_holder(ULong key, bool direct, Holder* h) {
         if (n && py_describe(way[n - 1], type, sizeof type, &length, &bound)) {
             h->type = copy_string(type);
             h->length = length, h->bound = bound;
-        } else if (direct && blocks[key].kind != kDefinite && blocks[key].site < n_wanted_sites &&
+        } else if ((direct & kAllDirect) && blocks[key].kind != kDefinite &&
+                   blocks[key].site < n_wanted_sites &&
                    SiteView(blocks[key].site)->allocated_blocks == 1) {
             h->bound = static_cast<Long>(blocks[key].size / 8); // a fixed heap array
         }
     } else {
         root_name(reach::via_root_address(key), path, sizeof path, &kind);
-        if (direct && kind == RootKind::global)
-            h->bound = global_capacity(reach::via_root_address(key));
+        Addr at = reach::via_root_address(key);
+        ULong in_runtime, runtime_size;
+        // A static region pointing at the blocks directly holds at most one
+        // per word: the interpreter's state (its caches: the type attribute
+        // cache, free lists) as any global array.
+        if ((direct & kSomeDirect) && python_runtime_offset(at, &in_runtime, &runtime_size))
+            h->bound = static_cast<Long>(runtime_size / 8);
+        else if ((direct & kAllDirect) && kind == RootKind::global)
+            h->bound = global_capacity(at);
     }
     h->path = copy_string(path);
     h->root = kind;
@@ -383,7 +404,11 @@ BoundedVerdict verdict_of(const Entry* e, UInt n, ULong whole) {
         if (e[i].key == kNotReached) continue;
         UInt h = holder_index(e[i].key);
         if (h == n_holders || holder_keys[h] != e[i].key) continue;
-        shares[k++] = HeldShare{e[i].bytes, holders[h].length, holders[h].bound};
+        // A native array bounds only what it points at directly; the rest
+        // it holds counts as unbounded.
+        bool typed = holders[h].type != nullptr;
+        shares[k++] =
+            HeldShare{typed ? e[i].bytes : e[i].direct, holders[h].length, holders[h].bound};
     }
     return bounded_verdict(shares, k, whole);
 }
@@ -506,7 +531,9 @@ void holders_compute(const Analysis& a_, bool teardown) {
     for (UInt i = 0; i < n_blocks; ++i) {
         if (blocks[i].site >= n_sites) continue;
         ULong key = holder_key(i);
-        entries[n_entries++] = Entry{blocks[i].site, 1, key, blocks[i].size, blocks[i].via == key};
+        bool direct = is_block(key) ? blocks[i].via == key : !is_block(blocks[i].via);
+        entries[n_entries++] =
+            Entry{blocks[i].site, 1, key, blocks[i].size, direct ? blocks[i].size : 0};
     }
     n_entries = merge(entries, n_entries);
     site_first = static_cast<UInt*>(VG_(malloc)("mg.holders", (n_sites + 1) * sizeof(UInt)));
@@ -542,20 +569,30 @@ void holders_compute(const Analysis& a_, bool teardown) {
         holders[h].blocks += entries[i].blocks;
         holders[h].n_sites++;
     }
+    // Whether every block of the holder, or some, was reached straight from it.
     auto* direct = static_cast<UChar*>(VG_(malloc)("mg.holders.direct", n_holders + 1));
     for (UInt h = 0; h < n_holders; ++h)
-        direct[h] = 1;
+        direct[h] = kAllDirect | kSomeDirect;
     for (UInt i = 0; i < n_entries; ++i) {
         if (entries[i].key == kNotReached) continue;
         UInt h = holder_index(entries[i].key);
-        if (h < n_holders && holder_keys[h] == entries[i].key && !entries[i].direct) direct[h] = 0;
+        if (h == n_holders || holder_keys[h] != entries[i].key) continue;
+        if (entries[i].direct < entries[i].bytes) direct[h] &= ~kAllDirect;
     }
+    for (UInt i = 0; i < n_entries; ++i) {
+        if (entries[i].key == kNotReached) continue;
+        UInt h = holder_index(entries[i].key);
+        if (h < n_holders && holder_keys[h] == entries[i].key && entries[i].direct)
+            direct[h] |= kSomeDirect << 2; // seen
+    }
+    for (UInt h = 0; h < n_holders; ++h)
+        direct[h] = (direct[h] & kAllDirect) | (direct[h] >> 2 & kSomeDirect);
     for (UInt h = 0; h < n_holders; ++h) {
         ULong bytes = holders[h].bytes;
         UInt nblocks = holders[h].blocks, nsites = holders[h].n_sites;
         name_holder(holder_keys[h], direct[h], &holders[h]);
         holders[h].bytes = bytes, holders[h].blocks = nblocks, holders[h].n_sites = nsites;
-        if (direct[h] && holders[h].bound >= 0 && !holders[h].type) holders[h].length = nblocks;
+        if (holders[h].bound >= 0 && !holders[h].type) holders[h].length = nblocks;
     }
     VG_(free)(direct);
 

@@ -821,6 +821,12 @@ bool python_immortal_object(Addr a, SizeT size) {
            (meta == metameta || (read_client(metameta + kObType, &meta) && meta == metameta));
 }
 
+bool python_runtime_offset(Addr a, ULong* off, ULong* size) {
+    if (state != State::active || a < runtime || a - runtime >= runtime_size) return false;
+    *off = a - runtime, *size = runtime_size;
+    return true;
+}
+
 bool python_static_data(Addr a) {
     if (state != State::active) return false;
     if (a >= runtime && a - runtime < runtime_size) return true;

@@ -65,6 +65,8 @@ const PyLayout* python_layout();
 // Whether a is the interpreter's static data: _PyRuntime (the runtime and
 // its main interpreter's state) or another static of its file.
 bool python_static_data(Addr a);
+// Where a lies in _PyRuntime (and its size), when it does.
+bool python_runtime_offset(Addr a, ULong* off, ULong* size);
 // A str object as UTF-8, at most n - 1 bytes; false when it is not one.
 bool python_string(Addr obj, HChar* out, SizeT n);
 

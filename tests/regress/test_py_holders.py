@@ -173,5 +173,32 @@ class OneFindingPerHolder(TestCase):
                                         r"no bound\) keeps [\d.]+ kB in [\d,]+ sites")
 
 
+class TracebackCache(TestCase):
+    """traceback.format_exc() into a deque(maxlen=50): what grows under the
+    formatting line is kept by the interpreter's own state (its caches hold
+    at most one object per word of _PyRuntime), not by the deque, and is
+    classed by that holder: a plateau, never growing."""
+
+    def test_the_interpreters_cache_is_named_and_bounds_the_line(self):
+        for name, py in representative_interpreters().items():
+            with self.subTest(python=name):
+                r = run([*py.argv, os.path.join(SRC, "tests", "regress",
+                                                "py_holders_traceback.py"), "2000"])
+                self.assertEqual(r.rc, 0, r.log[-3000:])
+                fmt = source_line(os.path.join("tests", "regress", "py_holders_traceback.py"),
+                                  "TB_FORMAT")
+                at = [ps for ps in r.report["python_sites"]
+                      if any(f["line"] == fmt and "py_holders_traceback" in (f["file"] or "")
+                             for f in ps["frames"][:1] + [f for f in ps["frames"] if f["python"]][:1])]
+                self.assertTrue(at)
+                self.assertNotIn("growing", {ps["class"] for ps in at}, [ps["growth"] for ps in at])
+                for ps in at:
+                    if ps["class"] != "plateau" or ps["growth"]["rule"] != "bounded holder":
+                        continue
+                    h = ps["held_by"][0]
+                    self.assertTrue(h["path"].startswith("the interpreter's state (_PyRuntime"), h)
+                    self.assertGreater(h["bound"], 1000)
+
+
 if __name__ == "__main__":
     unittest.main()
