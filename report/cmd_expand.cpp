@@ -247,7 +247,8 @@ class Expander {
         if (start_node.is_null()) return;
         std::int64_t start = start_node.get<std::int64_t>();
         std::size_t n = std::min(node_frame_.size(), node_caller_.size()), hops = 0;
-        std::uint32_t node = start < 0 || start >= kNone ? kNone : static_cast<std::uint32_t>(start);
+        std::uint32_t node =
+            start < 0 || start >= kNone ? kNone : static_cast<std::uint32_t>(start);
         for (bool first = true; node < n && hops++ < n; first = false) {
             std::uint32_t f = node_frame_[node];
             if (f >= frames_.size()) break;

@@ -41,9 +41,9 @@ constexpr std::size_t kSiteLeak = 8, kPythonLeak = 3;
 
 // A folded row (sites the report folds, docs/output-format.md): its stack
 // node, its listed Python site or null, then these counts.
-constexpr const char* kFoldedCounts[] = {"sites",           "live_bytes",       "live_blocks",
-                                         "peak_bytes",      "allocated_bytes",  "allocated_blocks",
-                                         "at_exit_bytes",   "at_exit_blocks"};
+constexpr const char* kFoldedCounts[] = {"sites",         "live_bytes",      "live_blocks",
+                                         "peak_bytes",    "allocated_bytes", "allocated_blocks",
+                                         "at_exit_bytes", "at_exit_blocks"};
 constexpr std::size_t kFoldedFields = 2 + std::size(kFoldedCounts);
 
 template <class J> const char* kind_of(const J& v) {

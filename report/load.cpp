@@ -227,9 +227,9 @@ class Reader {
         };
         const json& py = field(1, "python_site");
         if (!py.is_null()) f.python_site = count(py, at(1, "python_site"));
-        std::int64_t* counts[] = {&f.sites,           &f.live_bytes,       &f.live_blocks,
-                                  &f.peak_bytes,      &f.allocated_bytes,  &f.allocated_blocks,
-                                  &f.at_exit_bytes,   &f.at_exit_blocks};
+        std::int64_t* counts[] = {&f.sites,         &f.live_bytes,      &f.live_blocks,
+                                  &f.peak_bytes,    &f.allocated_bytes, &f.allocated_blocks,
+                                  &f.at_exit_bytes, &f.at_exit_blocks};
         for (std::size_t i = 0; i < std::size(format2::kFoldedCounts); ++i)
             *counts[i] = count(field(2 + i, format2::kFoldedCounts[i]),
                                at(2 + i, format2::kFoldedCounts[i]));
@@ -919,8 +919,8 @@ class Assembler {
             if (v.is_array() && !v[0].is_null()) {
                 std::int64_t node = reader_.integer(v[0], where + "/0");
                 if (node < 0 || static_cast<std::size_t>(node) >= tree->node_frame.size())
-                    reader_.fail(where + "/0", fmt::format("stack node {} is not in \"stacks\"",
-                                                           node));
+                    reader_.fail(where + "/0",
+                                 fmt::format("stack node {} is not in \"stacks\"", node));
                 f.frames = FrameList(tree, static_cast<std::uint32_t>(node));
             }
             r.folded.push_back(std::move(f));

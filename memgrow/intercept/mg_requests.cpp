@@ -99,8 +99,8 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
         VG_(umsg)("memgrow: JSON report written to %s\n", path);
     // -v: what writing it cost (docs/output-format.md measures it).
     if (ok && VG_(clo_verbosity) > 1)
-        VG_(umsg)("memgrow: the JSON report took %u ms to write\n",
-                  VG_(read_millisecond_timer)() - began);
+        VG_(umsg)
+        ("memgrow: the JSON report took %u ms to write\n", VG_(read_millisecond_timer)() - began);
     if (ok && written)
         *written = path;
     else

@@ -68,8 +68,8 @@ class Options(TestCase):
     def test_json_sites(self):
         # The test runs pass --json-sites=all (mgtest.COMPLETE); a later
         # option wins, so the default is asked for by name.
-        whole = run([program("grow_list"), "10"]).report
-        small = run([program("grow_list"), "10"], options=["--json-sites=relevant"]).report
+        whole = run([program("grow_list")]).report
+        small = run([program("grow_list")], options=["--json-sites=relevant"]).report
         self.assertEqual(whole["folded"], [])
         self.assertNotIn("omitted_sites", whole)
         self.assertGreaterEqual(small["omitted_sites"]["min_bytes"], 65536)

@@ -88,23 +88,22 @@ class Selection(TestCase):
         self.assertEqual(whole["folded"], [])
         self.assertEqual(len(whole["sites"]), len(r["sites"]) + r["omitted_sites"]["sites"])
 
-    def test_python_groups(self):
+    def test_groups(self):
         r = mgtest.load_report(self.default)
-        self.assertTrue(r["folded"])
+        groups, floor = r["folded"], r["omitted_sites"]["min_bytes"]
+        self.assertTrue(groups)
         listed = {ps["id"]: ps for ps in r["python_sites"]}
-        for g in r["folded"]:
+        for i, g in enumerate(groups):
             self.assertGreater(g["sites"], 0)
-            if g["python_site"] is not None:  # the folded sub-sites of a listed Python site
+            if g["python_site"] is not None:  # a listed Python site's folded sub-sites
                 ps = listed[g["python_site"]]
-                self.assertGreater(ps["omitted_sites"], 0)
-            if g["frames"] and g["frames"][0]["python"]:  # a Python site's Python frames
-                self.assertTrue(all(f["python"] for f in g["frames"]))
-            else:  # the one frame that names native sites
+                self.assertEqual(g["sites"], ps["omitted_sites"])
+                self.assertEqual(g["frames"], ps["frames"])
+            else:  # the frame that names them
                 self.assertLessEqual(len(g["frames"]), 1)
-        # Each listed Python site's folded sub-sites are in one group.
-        with_group = {g["python_site"] for g in r["folded"]}
-        for ps in r["python_sites"]:
-            self.assertEqual(ps["omitted_sites"] > 0, ps["id"] in with_group, ps["id"])
+            # Groups that never held the threshold are one, last, without frames.
+            if g["peak_bytes"] < floor:
+                self.assertEqual((i, g["frames"], g["python_site"]), (len(groups) - 1, [], None))
 
     def test_rule(self):
         r = mgtest.load_report(self.default)
