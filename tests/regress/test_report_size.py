@@ -206,7 +206,8 @@ class DiffVerdicts(TestCase):
         runs = {name: {sites: run(self.tmp, name, [EXAMPLE, n], sites)
                        for sites in ("relevant", "all")}
                 for name, n in (("few", "1"), ("many", "3000"))}
-        self.check(runs, [("many", "many", False), ("many", "few", False)])
+        self.check(runs, [("few", "many", True), ("many", "many", False),
+                          ("many", "few", False)])
 
     def test_ci_docs_project(self):
         runs = {}
