@@ -45,12 +45,19 @@ def run(tmp, name, argv, sites, options=(), env=None):
 
 
 def verdict(base, new):
-    """`memgrow-report diff`'s exit code, result and reasons to fail (byte
-    counts left out: two runs of one program may differ by a few)."""
+    """`memgrow-report diff`'s exit code, result and the sites it fails on.
+    Byte counts are left out (two runs of a program may differ by a few), and
+    so is what BASE had at the site: a stable site that a default BASE folds
+    is "new" where a complete BASE says "(was stable)"."""
     p = memgrow_report("diff", base, new)
-    lines = [re.sub(r"[-+]?[\d,]+ bytes", "N bytes", line) for line in p.stdout.splitlines()
-             if line.startswith(("FAIL: ", "result: "))]
-    return p.returncode, sorted(lines)
+    lines = []
+    for line in p.stdout.splitlines():
+        if line.startswith("result: "):
+            lines.append(line)
+        elif line.startswith("FAIL: "):
+            m = re.match(r"FAIL: (?:new )?(\w+) site (.*?)(?: \(was \w+\))?: [-+\d,]+ bytes", line)
+            lines.append(m.groups() if m else re.sub(r"[-+]?[\d,]+ bytes", "N bytes", line))
+    return p.returncode, sorted(map(str, lines))
 
 
 class Selection(TestCase):
