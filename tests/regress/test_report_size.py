@@ -127,6 +127,12 @@ class Selection(TestCase):
         for ps in r["python_sites"]:
             self.assertTrue(ps["class"] != "stable" or ps["peak_bytes"] >= floor or
                             ps["sites"] or ps["suppressed"], ps)
+        # And what the rule asks for is there: the complete run's classified
+        # and large sites (with a margin: two runs may differ by a few bytes).
+        listed = {mgtest.frames_text(s) for s in r["sites"]}
+        for s in mgtest.load_report(self.complete)["sites"]:
+            if s["class"] != "stable" or s["peak_bytes"] >= 2 * floor:
+                self.assertIn(mgtest.frames_text(s), listed)
         # --json-stable-min-bytes sets the floor.
         path = run(self.tmp, "floor", [sys.executable, *ONE_LINER], "relevant",
                    ["--json-stable-min-bytes=1048576"])
