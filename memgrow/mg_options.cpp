@@ -107,7 +107,7 @@ static const HChar* const kOtherValueOptions[] = {
     "--follow-launchers", "--python-test-layout-mismatch",
     "--teardown-scan",    "--mark-at",
     "--addressability",   "--partial-loads-ok",
-    "--python-free-lists"};
+    "--python-free-lists", "--json-sites"};
 
 // The value of arg if it is "name=value", else null.
 static const HChar* value_of(const HChar* arg, const HChar* name) {
@@ -227,6 +227,9 @@ Bool process_option(const HChar* arg) {
     } else if VG_BINT_CLO (arg, "--json-stable-min-bytes", clo.json_stable_min_bytes, 0,
                            1ull << 50) {
     } else if VG_BINT_CLO (arg, "--json-format", clo.json_format, 1, 2) {
+    } else if VG_STR_CLO (arg, "--json-sites", str) {
+        static const HChar* const sites[] = {"relevant", "all"}; // JsonSites' order
+        return parse_word(arg, str, sites, &clo.json_sites, "expected relevant or all");
     } else if VG_BINT_CLO (arg, "--lost-report-exitcode", clo.lost_report_exitcode, 0, 255) {
     } else if VG_STR_CLO (arg, "--time-unit", str) {
         static const HChar* const units[] = {"B", "i", "ms"}; // TimeUnit's order
@@ -298,8 +301,12 @@ void print_usage() {
     VG_(printf)
     ("    --json-file=<file>        JSON report [memgrow.out.%%p.json]; %%p is the pid,\n"
      "                              %%q{VAR} an environment variable\n"
+     "    --json-sites=relevant|all  the report lists every site in full (all), or the\n"
+     "                              classified, leaking and large ones and folds the\n"
+     "                              rest into per-line totals [relevant]\n"
      "    --json-stable-min-bytes=<n>  stable sites whose peak stayed under n bytes are\n"
-     "                              counted in the report, not listed [0: list all]\n"
+     "                              folded, not listed [0: 64 KiB or 0.1%% of the\n"
+     "                              peak heap with relevant, none with all]\n"
      "    --json-format=1|2         report format: 2 interns frames and stacks and\n"
      "                              stores series sparsely, 1 is the older layout [2]\n"
      "    --lost-report-exitcode=<n>  exit code when the final report could not be\n"

@@ -9,6 +9,8 @@ enum class TimeUnit : UChar { bytes, instructions, millis };
 enum class LeakCheck : UChar { no, summary, full };
 enum class PythonFrames : UChar { hybrid, only, no };
 enum class EmulateInsns : UChar { automatic, always, no };
+// --json-sites: which sites the JSON report lists in full (output/mg_report_select.hpp)
+enum class JsonSites : UChar { relevant, all };
 
 // Leak kinds (--show-leak-kinds), memcheck's names and order.
 enum LeakKind : UInt { kDefinite = 0, kIndirect, kPossible, kReachable, kLeakKinds };
@@ -58,9 +60,12 @@ struct Options {
     // exit handlers and finalizers are told from the program's
     Bool teardown_scan = True;
     // yes/no options are Valgrind's Bool: VG_BOOL_CLO takes a Bool* since 3.21.
-    Bool cuda = True;                // the CUDA wrappers report (docs/cuda.md)
-    ULong json_stable_min_bytes = 0; // stable sites under this peak are counted, not listed
-    ULong json_format = 2;           // --json-format: the report's layout (docs/output-format.md)
+    Bool cuda = True; // the CUDA wrappers report (docs/cuda.md)
+    // Stable sites under this peak are folded, not listed; 0: the default's
+    // floor (--json-sites=relevant), or list all (--json-sites=all).
+    ULong json_stable_min_bytes = 0;
+    JsonSites json_sites = JsonSites::relevant;
+    ULong json_format = 2; // --json-format: the report's layout (docs/output-format.md)
     PythonFrames python = PythonFrames::hybrid;
     Bool python_test_layout_mismatch = False;
     Bool python_test_future_version = False; // read debug offsets as 3.99's

@@ -224,7 +224,38 @@ class Expander {
         if (key_ == "quiet_growth") quiet_ = v;
         if (v2_ && format2::own_field(key_)) return;
         member_key();
+        if (v2_ && key_ == "folded" && v.is_array()) return folded(v);
         out_.put(v.dump());
+    }
+
+    // The folded rows as format-1 objects, their frames from the tables.
+    void folded(const ojson& rows) {
+        out_.put('[');
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            std::string head = format2::folded_object(rows[i], ojson::array()).dump();
+            head.resize(head.size() - 2); // its "]}": the frames go in "frames":[
+            if (i) out_.put(',');
+            out_.put(head);
+            frames_of(rows[i][0]);
+            out_.put("]}");
+        }
+        out_.put(']');
+    }
+
+    // The frames of a stack node, innermost first, as comma-separated text.
+    void frames_of(const ojson& start_node) {
+        if (start_node.is_null()) return;
+        std::int64_t start = start_node.get<std::int64_t>();
+        std::size_t n = std::min(node_frame_.size(), node_caller_.size()), hops = 0;
+        std::uint32_t node =
+            start < 0 || start >= kNone ? kNone : static_cast<std::uint32_t>(start);
+        for (bool first = true; node < n && hops++ < n; first = false) {
+            std::uint32_t f = node_frame_[node];
+            if (f >= frames_.size()) break;
+            if (!first) out_.put(',');
+            out_.put(frames_[f]);
+            node = node_caller_[node];
+        }
     }
 
     void element(ojson& v) {
@@ -260,19 +291,7 @@ class Expander {
         if (index_) out_.put(',');
         out_.put(head);
         out_.put(",\"frames\":[");
-        if (!v[1].is_null()) {
-            std::int64_t start = v[1].get<std::int64_t>();
-            std::size_t n = std::min(node_frame_.size(), node_caller_.size()), hops = 0;
-            std::uint32_t node =
-                start < 0 || start >= kNone ? kNone : static_cast<std::uint32_t>(start);
-            for (bool first = true; node < n && hops++ < n; first = false) {
-                std::uint32_t f = node_frame_[node];
-                if (f >= frames_.size()) break;
-                if (!first) out_.put(',');
-                out_.put(frames_[f]);
-                node = node_caller_[node];
-            }
-        }
+        frames_of(v[1]);
         out_.put(']');
         for (auto it = p.tail.begin(); it != p.tail.end(); ++it) {
             out_.put(',');
@@ -310,7 +329,7 @@ bool streamable(const KeyScan& scan) {
         if (!seen.insert(k).second) return false;
     if (scan.version != 2) return true;
     auto first_row = std::find_if(scan.keys.begin(), scan.keys.end(), [](const std::string& k) {
-        return k == "sites" || k == "python_sites";
+        return k == "sites" || k == "python_sites" || k == "folded";
     });
     for (const char* needed : {"memgrow", "revision", "buckets", "leak_check", "quiet_growth",
                                "mark_buckets", "frames", "stacks"}) {

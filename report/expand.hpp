@@ -62,6 +62,11 @@ template <class J> J expand_document(const J& root) {
                 if (revision >= 2) next_id = format2::after(list.back()["id"]);
             }
             out[key] = std::move(list);
+        } else if (key == "folded") {
+            J list = J::array();
+            for (const J& row : it.value())
+                list.push_back(format2::folded_object(row, frames_of(row[0])));
+            out[key] = std::move(list);
         } else {
             out[key] = it.value();
         }

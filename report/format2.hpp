@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +38,13 @@ constexpr const char* kClassCodes[] = {"stable", "plateau", "growing", "leaked"}
 // A site's "leak": the three lost kinds in bytes, then in blocks, then
 // reachable_bytes and indirect_through; a Python site's: the bytes only.
 constexpr std::size_t kSiteLeak = 8, kPythonLeak = 3;
+
+// A folded row (sites the report folds, docs/output-format.md): its stack
+// node, its listed Python site or null, then these counts.
+constexpr const char* kFoldedCounts[] = {"sites",         "live_bytes",      "live_blocks",
+                                         "peak_bytes",    "allocated_bytes", "allocated_blocks",
+                                         "at_exit_bytes", "at_exit_blocks"};
+constexpr std::size_t kFoldedFields = 2 + std::size(kFoldedCounts);
 
 template <class J> const char* kind_of(const J& v) {
     if (v.is_number_float()) return "a fractional number";
@@ -124,7 +132,7 @@ template <class J> int revision_of(const J& root) {
 inline bool own_field(const std::string& key) {
     return key == "frames" || key == "stacks" || key == "site_count" ||
            key == "python_site_count" || key == "quiet_growth" || key == "mark_buckets" ||
-           key == "revision";
+           key == "revision" || key == "folded_count";
 }
 
 // Revision 2's caller of node `node`: `back` nodes before it (0: none, -1
@@ -320,6 +328,20 @@ SiteParts<J> site_parts(const J& row, bool python, std::size_t buckets, bool lea
             t.find(it.key()) == t.end())
             t[it.key()] = *it;
     return {std::move(s), std::move(t)};
+}
+
+// A folded row as its format-1 object, with `frames` as its frames.
+template <class J> J folded_object(const J& row, J frames) {
+    if (!row.is_array() || row.size() != kFoldedFields)
+        throw RowError("", std::string("expected a folded row [stack, python_site, sites, "
+                                       "live_bytes, ...], found ") +
+                               kind_of(row));
+    J f = J::object();
+    f["python_site"] = row[1];
+    for (std::size_t i = 0; i < std::size(kFoldedCounts); ++i)
+        f[kFoldedCounts[i]] = row[2 + i];
+    f["frames"] = std::move(frames);
+    return f;
 }
 
 // The whole format-1 site object, with `frames` as its frames.

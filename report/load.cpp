@@ -230,6 +230,37 @@ class Reader {
         return s;
     }
 
+    // A group of folded sites: a format-1 object with its frames, or a
+    // format-2 row [stack, python_site, sites, seven counts] (the caller
+    // links the stack).
+    Folded folded(const json& v, const std::string& where) const {
+        Folded f;
+        const bool row = v.is_array();
+        if (row && v.size() != format2::kFoldedFields)
+            fail(where, fmt::format("a folded row holds {} fields", format2::kFoldedFields));
+        if (!row) object(v, where);
+        auto field = [&](std::size_t i, const char* key) -> const json& {
+            return row ? v[i] : required(v, where, key);
+        };
+        auto at = [&](std::size_t i, const char* key) {
+            return where + "/" + (row ? std::to_string(i) : std::string(key));
+        };
+        const json& py = field(1, "python_site");
+        if (!py.is_null()) f.python_site = count(py, at(1, "python_site"));
+        std::int64_t* counts[] = {&f.sites,         &f.live_bytes,      &f.live_blocks,
+                                  &f.peak_bytes,    &f.allocated_bytes, &f.allocated_blocks,
+                                  &f.at_exit_bytes, &f.at_exit_blocks};
+        for (std::size_t i = 0; i < std::size(format2::kFoldedCounts); ++i)
+            *counts[i] = count(field(2 + i, format2::kFoldedCounts[i]),
+                               at(2 + i, format2::kFoldedCounts[i]));
+        if (!row) {
+            f.frames = frames(required(v, where, "frames"), where + "/frames");
+            opt_integer_or_null(v, where, "pid", f.pid);
+            opt_integer_or_null(v, where, "process", f.process);
+        }
+        return f;
+    }
+
     // A number of bytes or blocks: not negative.
     std::int64_t count(const json& v, const std::string& where) const {
         std::int64_t n = integer(v, where);
@@ -900,10 +931,38 @@ class Assembler {
                         fmt::format("stack node {} is not in \"stacks\" ({} nodes)", f.node(), n));
                 f.link(tree);
             }
+        folded(tree);
         return std::move(r);
     }
 
   private:
+    // "folded" (not streamed: a group per line, not per stack): format 1's
+    // objects, or format 2's rows on the stack tree.
+    void folded(const std::shared_ptr<const StackTree>& tree) {
+        const json* list = reader_.member(root_, "folded");
+        if (!list) return;
+        reader_.array(*list, "/folded");
+        r.folded.reserve(list->size());
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            std::string where = "/folded/" + std::to_string(i);
+            const json& v = (*list)[i];
+            if (v.is_array() != (r.version == 2))
+                reader_.fail(where, r.version == 2 ? "expected a folded row (an array)"
+                                                   : "expected an object (a format-1 group)");
+            Folded f = reader_.folded(v, where);
+            if (f.python_site && static_cast<std::size_t>(*f.python_site) > INT32_MAX)
+                reader_.fail(where, "not a Python site's id");
+            if (v.is_array() && !v[0].is_null()) {
+                std::int64_t node = reader_.integer(v[0], where + "/0");
+                if (node < 0 || static_cast<std::size_t>(node) >= tree->node_frame.size())
+                    reader_.fail(where + "/0",
+                                 fmt::format("stack node {} is not in \"stacks\"", node));
+                f.frames = FrameList(tree, static_cast<std::uint32_t>(node));
+            }
+            r.folded.push_back(std::move(f));
+        }
+    }
+
     Reader reader_;
     json& root_;
     std::uint64_t input_size_;

@@ -26,6 +26,7 @@ struct Proc {
     json info;                      // what goes to processes[i]
     std::vector<json> sites;        // its sites, as written
     std::vector<json> python_sites; // its Python sites, as written
+    std::vector<json> folded;       // its folded groups, as written
     std::vector<json> errors;       // its errors, as written
     std::string file;
     std::size_t order = 0; // position among all inputs' processes
@@ -53,6 +54,8 @@ void add_input(const MergeInput& in, std::vector<Proc>& out) {
             p.python_sites = py->get<std::vector<json>>();
         if (auto e = root.find("errors"); e != root.end() && e->is_array())
             p.errors = e->get<std::vector<json>>();
+        if (auto f = root.find("folded"); f != root.end() && f->is_array())
+            p.folded = f->get<std::vector<json>>();
         p.file = in.file;
         p.pid = int_of(root, "pid");
         p.ppid = int_of(root, "ppid");
@@ -87,6 +90,9 @@ void add_input(const MergeInput& in, std::vector<Proc>& out) {
     if (auto e = root.find("errors"); e != root.end() && e->is_array())
         for (std::size_t i = 0; i < e->size(); ++i)
             owner((*e)[i], "/errors/" + std::to_string(i)).errors.push_back((*e)[i]);
+    if (auto f = root.find("folded"); f != root.end() && f->is_array())
+        for (std::size_t i = 0; i < f->size(); ++i)
+            owner((*f)[i], "/folded/" + std::to_string(i)).folded.push_back((*f)[i]);
 }
 
 // Parents before children: the depth of each process in the tree its pids
@@ -174,7 +180,7 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
             if (auto it = root.info.find(key); it != root.info.end()) out[key] = *it;
     out["merged"] = true;
     json processes = json::array(), sites = json::array(), errors = json::array();
-    json python_sites = json::array();
+    json python_sites = json::array(), folded = json::array();
     json leak = json::object();
     std::size_t scanned = 0;
     std::string mode;
@@ -194,7 +200,9 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
             s["process"] = n;
             sites.push_back(std::move(s));
         }
+        std::map<std::int64_t, std::size_t> new_py; // its Python sites' ids, old to merged
         for (json& ps : p.python_sites) {
+            new_py[int_of(ps, "id")] = python_sites.size();
             json subs = json::array();
             if (auto it = ps.find("sites"); it != ps.end() && it->is_array())
                 for (const json& id : *it)
@@ -206,6 +214,15 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
             ps["pid"] = p.pid;
             ps["process"] = n;
             python_sites.push_back(std::move(ps));
+        }
+        for (json& f : p.folded) {
+            auto py = new_py.find(f.value("python_site", json()).is_number_integer()
+                                      ? f["python_site"].get<std::int64_t>()
+                                      : -1);
+            f["python_site"] = py == new_py.end() ? json() : json(py->second);
+            f["pid"] = p.pid;
+            f["process"] = n;
+            folded.push_back(std::move(f));
         }
         for (json& e : p.errors) {
             e["pid"] = p.pid;
@@ -230,6 +247,7 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
     out["processes"] = std::move(processes);
     out["sites"] = std::move(sites);
     if (!python_sites.empty()) out["python_sites"] = std::move(python_sites);
+    if (!folded.empty()) out["folded"] = std::move(folded);
     out["errors"] = std::move(errors);
     return out;
 }

@@ -322,6 +322,17 @@ struct Site {
     bool python = false; // a Python site
 };
 
+// Sites a report folds instead of listing (docs/output-format.md, "What the
+// report lists"): those of one Python site, or those one frame names,
+// their counts summed.
+struct Folded {
+    FrameList frames; // the Python site's Python frames, or the frame that names them
+    std::optional<std::int64_t> python_site; // the listed Python site they belong to
+    std::int64_t sites = 0, live_bytes = 0, live_blocks = 0, peak_bytes = 0;
+    std::int64_t allocated_bytes = 0, allocated_blocks = 0, at_exit_bytes = 0, at_exit_blocks = 0;
+    std::optional<std::int32_t> pid, process; // a merged report's, as a site's
+};
+
 struct SpaceBucket {
     std::string space; // host, device, managed, pinned
     std::int64_t live_bytes = 0, allocated_bytes = 0, freed_bytes = 0;
@@ -385,6 +396,7 @@ struct Report {
     std::optional<Projection> projection;
     std::vector<Site> sites;
     std::vector<Site> python_sites; // the Python sites (a process with Python frames)
+    std::vector<Folded> folded;     // what the report folds (empty: it lists every site)
     std::vector<Error> errors;
     std::vector<Process> processes; // a merged report's processes; empty otherwise
 };

@@ -193,6 +193,13 @@ std::string show_report(const Report& r, const ShowOptions& o) {
                        r.python_sites.size());
     fmt::format_to(it, "  sites: {}{}\n", counts,
                    hidden ? fmt::format("; {} suppressed not shown (--suppressed)", hidden) : "");
+    if (!r.folded.empty()) { // docs/output-format.md, "What the report lists"
+        std::int64_t sites = 0, bytes = 0;
+        for (const Folded& f : r.folded)
+            sites += f.sites, bytes += f.live_bytes;
+        fmt::format_to(it, "  folded: {} small stable sites ({} bytes) in {} groups\n",
+                       with_commas(sites), with_commas(bytes), with_commas(r.folded.size()));
+    }
 
     const SitesById by_id = r.python_sites.empty() ? SitesById{} : index_sites(r);
     for (std::size_t c = 0; c < order.size(); ++c) {

@@ -94,9 +94,14 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
         if (VG_(clo_verbosity) > 1) print_used_suppressions();
     }
     if (how.last) forget_loss_records();
+    UInt began = VG_(read_millisecond_timer)();
     bool ok = write_json_report(path, a);
     if (ok && summary && VG_(clo_verbosity) > 0)
         VG_(umsg)("memgrow: JSON report written to %s\n", path);
+    // -v: what writing it cost (docs/output-format.md measures it).
+    if (ok && VG_(clo_verbosity) > 1)
+        VG_(umsg)
+        ("memgrow: the JSON report took %u ms to write\n", VG_(read_millisecond_timer)() - began);
     if (ok && written)
         *written = path;
     else

@@ -5,6 +5,7 @@
 #include "classify/mg_projection.hpp"
 #include "output/mg_report.hpp"
 #include "output/mg_report_file.hpp"
+#include "output/mg_report_select.hpp"
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
 #include "records/mg_symbols.hpp"
@@ -254,6 +255,10 @@ void write_holder_fields(JsonWriter& w, const Holder& x) {
         w.null();
 }
 
+// What this report lists (output/mg_report_select.hpp), while it is written.
+__constinit const ReportSelection* selection;
+bool listed(UInt id);
+
 // "holders": every holder named at the scan, by index, one finding each
 // (docs/holders.md).
 void write_holders(JsonWriter& w, const Analysis& a) {
@@ -276,8 +281,10 @@ void write_holders(JsonWriter& w, const Analysis& a) {
             for (int python = 1; python >= 0; --python) { // the largest it keeps
                 w.key(python ? "python_sites" : "sites");
                 w.begin_array();
-                for (UInt k = 0; k < f->n_top; ++k)
-                    if (f->top[k].python == static_cast<bool>(python)) w.uinteger(f->top[k].id);
+                for (UInt k = 0; k < f->n_top; ++k) // those the report lists
+                    if (f->top[k].python == static_cast<bool>(python) &&
+                        (python ? selection->py[f->top[k].id] : listed(f->top[k].id)))
+                        w.uinteger(f->top[k].id);
                 w.end_array();
             }
             write_growth(w, f->growth, f->growth.cls, a);
@@ -368,9 +375,8 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     w.end_object();
 }
 
-bool listed(UInt id, const Analysis& a) {
-    SiteView s(id);
-    return s->peak_bytes >= clo.json_stable_min_bytes || a.growth[id].cls != SiteClass::stable;
+bool listed(UInt id) {
+    return selection->site[id];
 }
 
 void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
@@ -417,7 +423,7 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
     w.key("sites");
     w.begin_array();
     for (UInt id = ps->first; id != kNoPySite; id = py.next[id]) {
-        if (listed(id, a))
+        if (listed(id))
             w.uinteger(id);
         else
             ++omitted;
@@ -586,7 +592,7 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt* next_id, UInt stack, con
     w.key("sites");
     w.begin_array();
     for (UInt id = ps->first; id != kNoPySite; id = py.next[id]) {
-        if (listed(id, a))
+        if (listed(id))
             w.integer(static_cast<i64>(id) - static_cast<i64>(prev)), prev = id;
         else
             ++omitted;
@@ -597,30 +603,96 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt* next_id, UInt stack, con
     w.end_array();
 }
 
-// Interns every listed stack (the tables go before the rows that name
-// them), then writes the tables and the rows.
-void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omitted_peak,
-                    ULong* omitted_live) {
+// The counts of a group of folded sites: a format-2 row's after its stack
+// and Python site, a format-1 object's members.
+void write_group_counts(JsonWriter& w, const FoldGroup& g, bool row) {
+    const HChar* const names[] = {"sites",         "live_bytes",      "live_blocks",
+                                  "peak_bytes",    "allocated_bytes", "allocated_blocks",
+                                  "at_exit_bytes", "at_exit_blocks"};
+    const ULong counts[] = {g.sites,         g.live_bytes,      g.live_blocks,
+                            g.peak_bytes,    g.allocated_bytes, g.allocated_blocks,
+                            g.at_exit_bytes, g.at_exit_blocks};
+    for (UInt i = 0; i < 8; ++i) {
+        if (!row) w.key(names[i]);
+        w.uinteger(counts[i]);
+    }
+}
+
+void write_group_python_site(JsonWriter& w, const FoldGroup& g) {
+    if (g.python_site != kNoPySite && selection->py[g.python_site])
+        w.uinteger(g.python_site);
+    else
+        w.null();
+}
+
+// Format 1's "folded": each group with its frames inline (a Python site's
+// Python frames, or the one frame that names the group).
+struct PickFrame {
+    JsonWriter* w;
+    UInt inlined;
+};
+
+void write_picked_frame(const Frame& f, void* ctx) {
+    auto* p = static_cast<PickFrame*>(ctx);
+    if (f.inlined == p->inlined) write_frame(f, p->w);
+}
+
+void write_folded(JsonWriter& w, const Analysis& a) {
+    w.key("folded");
+    w.begin_array();
+    for (UInt i = 0; i < selection->n_groups; ++i) {
+        const FoldGroup& g = selection->groups[i];
+        w.begin_object();
+        w.key("python_site");
+        write_group_python_site(w, g);
+        write_group_counts(w, g, false);
+        w.key("frames");
+        w.begin_array();
+        if (g.python_site != kNoPySite) {
+            const PySite* ps = a.py->sites[g.python_site];
+            for_each_frame(ps->stack, SiteView(ps->first)->epoch, write_frame, &w);
+        } else if (g.word) {
+            PickFrame p{&w, g.inlined};
+            for_each_frame_of_word(g.word, g.ep, write_picked_frame, &p);
+        }
+        w.end_array();
+        w.end_object();
+    }
+    w.end_array();
+}
+
+// Interns every listed stack and those that name the folded groups (the
+// tables go before the rows that name them), then writes the tables and
+// the rows.
+void write_sites_v2(JsonWriter& w, const Analysis& a) {
     stack_table_begin();
-    UInt n_listed = 0;
     quiet_growth = nullptr;
     for (UInt id = 0; id < a.n_sites; ++id) {
+        if (!listed(id)) continue;
         SiteView s(id);
-        bool keep = listed(id, a);
-        n_listed += keep;
-        if (keep && !quiet_growth && is_quiet(a.growth[id], a.growth_class[id]))
+        if (!quiet_growth && is_quiet(a.growth[id], a.growth_class[id]))
             quiet_growth = &a.growth[id];
-        if (keep) stack_table_use(s->stack, s->epoch);
+        stack_table_use(s->stack, s->epoch);
     }
     UInt n_py = a.py ? a.py->n : 0;
     for (UInt k = 0; k < n_py; ++k) {
         const PySite* ps = a.py->sites[k];
-        stack_table_use(ps->stack, SiteView(ps->first)->epoch);
+        if (selection->py[k]) stack_table_use(ps->stack, SiteView(ps->first)->epoch);
     }
     stack_table_number();
+    UInt* group_node =
+        static_cast<UInt*>(VG_(malloc)("mg.json.groups", (selection->n_groups + 1) * sizeof(UInt)));
+    for (UInt i = 0; i < selection->n_groups; ++i) {
+        const FoldGroup& g = selection->groups[i];
+        group_node[i] = g.python_site != kNoPySite
+                            ? stack_table_id(a.py->sites[g.python_site]->stack)
+                        : g.word ? stack_table_frame(g.word, g.inlined, g.ep)
+                                 : kNoStack;
+    }
     // How many rows follow: a reader sizes its tables once.
-    w.member_u("site_count", n_listed);
-    if (a.py) w.member_u("python_site_count", n_py);
+    w.member_u("site_count", selection->n_sites);
+    if (a.py) w.member_u("python_site_count", selection->n_py);
+    w.member_u("folded_count", selection->n_groups);
     if (quiet_growth) write_growth(w, *quiet_growth, SiteClass::stable, a, "quiet_growth");
     if (a.n_mark_buckets) w.member_u("mark_buckets", a.n_mark_buckets);
     stack_table_write(w);
@@ -628,11 +700,8 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
     w.key("sites");
     w.begin_array();
     for (UInt id = 0; id < a.n_sites; ++id) {
+        if (!listed(id)) continue;
         SiteView s(id);
-        if (!listed(id, a)) {
-            ++*omitted, *omitted_peak += s->peak_bytes, *omitted_live += s->live_bytes_now;
-            continue;
-        }
         write_site_row(w, s, &next_id, stack_table_id(s->stack), a);
     }
     w.end_array();
@@ -641,10 +710,26 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
         w.key("python_sites");
         w.begin_array();
         for (UInt k = 0; k < n_py; ++k)
-            write_python_site_row(w, k, &next_id, stack_table_id(a.py->sites[k]->stack), a);
+            if (selection->py[k])
+                write_python_site_row(w, k, &next_id, stack_table_id(a.py->sites[k]->stack), a);
         w.end_array();
     }
     write_holders(w, a);
+    // [stack, python site, sites, the seven counts] per group.
+    w.key("folded");
+    w.begin_array();
+    for (UInt i = 0; i < selection->n_groups; ++i) {
+        w.begin_array();
+        if (group_node[i] == kNoStack)
+            w.null();
+        else
+            w.uinteger(group_node[i]);
+        write_group_python_site(w, selection->groups[i]);
+        write_group_counts(w, selection->groups[i], true);
+        w.end_array();
+    }
+    w.end_array();
+    VG_(free)(group_node);
     quiet_growth = nullptr;
     stack_table_end();
 }
@@ -786,41 +871,40 @@ void write_report(JsonWriter& w, const Analysis& a) {
     projection_write_json(w, projection_of(a), a);
     write_buckets(w, a);
     if (a.leaks) write_leak_check(w, a);
-    // --json-stable-min-bytes: small stable sites are counted, not listed
-    // (a program like PyTorch has a million distinct allocation stacks).
-    ULong omitted = 0, omitted_peak = 0, omitted_live = 0;
+    // --json-sites, --json-stable-min-bytes: which sites are listed, which
+    // folded (a program like PyTorch has a million distinct allocation stacks).
+    ReportSelection sel;
+    report_select(a, &sel);
+    selection = &sel;
     if (v2) {
-        write_sites_v2(w, a, &omitted, &omitted_peak, &omitted_live);
+        write_sites_v2(w, a);
     } else {
         w.key("sites");
         w.begin_array();
-        for (UInt id = 0; id < a.n_sites; ++id) {
-            SiteView s(id);
-            if (!listed(id, a)) {
-                ++omitted, omitted_peak += s->peak_bytes, omitted_live += s->live_bytes_now;
-                continue;
-            }
-            write_site(w, s, a);
-        }
+        for (UInt id = 0; id < a.n_sites; ++id)
+            if (listed(id)) write_site(w, SiteView(id), a);
         w.end_array();
         if (a.py) {
             w.key("python_sites");
             w.begin_array();
             for (UInt k = 0; k < a.py->n; ++k)
-                write_python_site(w, k, a);
+                if (selection->py[k]) write_python_site(w, k, a);
             w.end_array();
         }
         write_holders(w, a);
+        write_folded(w, a);
     }
-    if (clo.json_stable_min_bytes) {
+    if (sel.min_bytes) {
         w.key("omitted_sites");
         w.begin_object();
-        w.member_u("min_bytes", clo.json_stable_min_bytes);
-        w.member_u("sites", omitted);
-        w.member_u("peak_bytes", omitted_peak);
-        w.member_u("at_exit_bytes", omitted_live);
+        w.member_u("min_bytes", sel.min_bytes);
+        w.member_u("sites", sel.folded_sites);
+        w.member_u("peak_bytes", sel.folded_peak);
+        w.member_u("at_exit_bytes", sel.folded_at_exit);
         w.end_object();
     }
+    selection = nullptr;
+    report_select_release(&sel);
     write_errors(w);
     w.end_object();
 }

@@ -130,6 +130,12 @@ UInt stack_table_id(UInt stack) {
                                                                                  : of_node[stack];
 }
 
+UInt stack_table_frame(StackWord word, UInt inlined, DiEpoch ep) {
+    UInt frame = frames->intern(word, inlined, ep.n);
+    UInt node = frame == FrameInternTable::kNone ? kNoStack : rows->intern(frame, 0);
+    return node == NodeInternTable::kNone ? kNoStack : node;
+}
+
 void stack_table_write(JsonWriter& w) {
     w.key("frames");
     w.begin_array();

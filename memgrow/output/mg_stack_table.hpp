@@ -25,6 +25,9 @@ void stack_table_use(UInt stack, DiEpoch ep);
 void stack_table_number();
 // The report's node of a stack used: kNoStack when it has no frames.
 UInt stack_table_id(UInt stack);
+// A node of one frame, the `inlined`th of `word` (after the numbering): what
+// names a group of folded sites (output/mg_report_select.hpp).
+UInt stack_table_frame(StackWord word, UInt inlined, DiEpoch ep);
 // Writes "frames" and "stacks" as members of the current object.
 void stack_table_write(JsonWriter& w);
 // Frees the tables.

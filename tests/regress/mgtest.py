@@ -47,12 +47,19 @@ class Run:
         return self.reports[0]
 
 
+# The tests check the classes and counts of every site, small stable ones
+# included: their runs list them all unless a test's own --json-sites says
+# otherwise (a later option wins). test_report_size.py checks what the
+# default lists and folds.
+COMPLETE = ("--json-sites=all",)
+
+
 def run(argv, options=(), env=None, timeout=300, json_name="report.%p.json"):
     """Runs argv under memgrow in a fresh directory; returns a Run. An env
     value of None removes that variable."""
     with tempfile.TemporaryDirectory(prefix="memgrow-test-") as tmp:
         cmd = [VALGRIND, "--tool=memgrow", f"--json-file={os.path.join(tmp, json_name)}",
-               *options, *argv]
+               *COMPLETE, *options, *argv]
         full_env = dict(os.environ)
         full_env.update(env or {})
         full_env = {k: v for k, v in full_env.items() if v is not None}
@@ -94,6 +101,11 @@ def _dense(pairs, n, changes):
     return out
 
 
+# A folded group's counts, in the order of a format-2 row (docs/output-format.md).
+FOLDED_COUNTS = ("sites", "live_bytes", "live_blocks", "peak_bytes", "allocated_bytes",
+                 "allocated_blocks", "at_exit_bytes", "at_exit_blocks")
+
+
 def expand(doc):
     """A format-2 report in the format-1 layout (docs/output-format.md), as
     `memgrow-report expand` writes it: written apart from the C++ one, so
@@ -117,6 +129,13 @@ def expand(doc):
              "rate_per_mark": None, "confidence": 0, "trend_z": 0, "began_at": None,
              "stopped_at": None, "marks_used": 0, "marks_adding": 0,
              "released_at_end": False, "staircase_steps": 0, "next_step_at": None}
+
+    def frames_of(node):
+        out = []
+        while node is not None and node >= 0:
+            out.append(frames[stacks[2 * node]])
+            node = stacks[2 * node + 1]
+        return out
 
     def site(row, python, next_id):
         extra = dict(row[12])
@@ -161,11 +180,7 @@ def expand(doc):
             s["mark_series"] = _dense(extra["mark_series"], doc.get("mark_buckets", 0), True)
         elif doc.get("mark_buckets"):  # left out: no change, all zero
             s["mark_series"] = [0] * doc["mark_buckets"]
-        s["frames"] = []
-        node = row[1]
-        while node is not None and node >= 0:
-            s["frames"].append(frames[stacks[2 * node]])
-            node = stacks[2 * node + 1]
+        s["frames"] = frames_of(row[1])
         if python:
             s["sites"] = extra.get("sites", [])
             s["omitted_sites"] = extra.get("omitted_sites", 0)
@@ -177,7 +192,7 @@ def expand(doc):
     out = {}
     for key, value in doc.items():
         if key in ("frames", "stacks", "site_count", "python_site_count", "quiet_growth",
-                   "mark_buckets", "revision"):
+                   "mark_buckets", "revision", "folded_count"):
             continue
         if key == "memgrow":
             value = 1
@@ -187,6 +202,9 @@ def expand(doc):
                 rows.append(site(row, key == "python_sites", next_id))
                 next_id = rows[-1]["id"] + 1
             value = rows
+        elif key == "folded":  # [stack, python_site, sites, live_bytes, ...]
+            value = [{"python_site": row[1], **dict(zip(FOLDED_COUNTS, row[2:])),
+                      "frames": frames_of(row[0])} for row in value]
         out[key] = value
     return out
 
@@ -288,7 +306,8 @@ class Service:
         self._log = open(self.log_path, "w")
         self.proc = subprocess.Popen(
             [VALGRIND, f"--tool={tool}", "--vgdb=yes", f"--vgdb-prefix={self.prefix}",
-             *([f"--json-file={self.json}"] if tool == "memgrow" else []), *options, *argv],
+             *([f"--json-file={self.json}", *COMPLETE] if tool == "memgrow" else []), *options,
+             *argv],
             cwd=tmp, stdout=subprocess.PIPE, stderr=self._log, text=True)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

@@ -12,6 +12,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mgtest  # noqa: E402
 from mgtest import (REPORT, VALGRIND, TestCase, program, run, sites_at,  # noqa: E402
                     source_line)
 
@@ -71,7 +72,7 @@ class NativeHolders(TestCase):
     def test_memgrow_report_expand_keeps_held_by(self):
         with tempfile.TemporaryDirectory() as tmp:
             raw, out = os.path.join(tmp, "r.json"), os.path.join(tmp, "x.json")
-            p = subprocess.run([VALGRIND, "--tool=memgrow", f"--json-file={raw}",
+            p = subprocess.run([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE, f"--json-file={raw}",
                                 program("holders_native"), "200"], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, timeout=300)
             self.assertEqual(p.returncode, 0, p.stdout)

@@ -56,7 +56,8 @@ class ReportOnRequest(TestCase):
     def test_snapshots_survive_sigkill(self):
         with tempfile.TemporaryDirectory(prefix="memgrow-test-live-") as tmp:
             out = os.path.join(tmp, "snap.json")
-            proc = subprocess.Popen([VALGRIND, "--tool=memgrow", f"--json-file={out}",
+            proc = subprocess.Popen([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE,
+                                     f"--json-file={out}",
                                      "--report-every=1s", sys.executable, SERVICE, "0", "forever"],
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             try:

@@ -48,6 +48,8 @@ class Options(TestCase):
         self.assertRejected(["--no-such-option=1"], "Unknown option: --no-such-option=1")
         self.assertRejected(["--python-malloc=maybe"], "Invalid boolean value 'maybe'")
         self.assertRejected(["--python-free-lists=maybe"], "Invalid boolean value 'maybe'")
+        self.assertRejected(["--json-sites=some"], "expected relevant or all")
+        self.assertRejected(["--json-sites="], "--json-sites")
 
     def test_unwritable_json_file_is_an_error_at_start(self):
         self.assertRejected(["--json-file=/nonexistent-dir/report.json"],
@@ -59,8 +61,24 @@ class Options(TestCase):
         for opt in ("--json-file", "--time-unit", "--depth", "--warmup", "--mark-warmup", "--top",
                     "--leak-check=no|summary|full", "--show-leak-kinds", "--leak-check-heuristics",
                     "--errors-for", "--python-malloc=no|yes", "--python-free-lists=yes|no",
-                    "--addressability=yes, 262144 with no]"):
+                    "--addressability=yes, 262144 with no]", "--json-sites=relevant|all",
+                    "--json-stable-min-bytes=<n>"):
             self.assertIn(opt, p.stdout)
+
+    def test_json_sites(self):
+        # The test runs pass --json-sites=all (mgtest.COMPLETE); a later
+        # option wins, so the default is asked for by name.
+        whole = run([program("grow_list")]).report
+        small = run([program("grow_list")], options=["--json-sites=relevant"]).report
+        self.assertEqual(whole["folded"], [])
+        self.assertNotIn("omitted_sites", whole)
+        self.assertGreaterEqual(small["omitted_sites"]["min_bytes"], 65536)
+        line = source_line("tests/regress/grow_list.c", "GROW_HERE")
+        for r in (whole, small):
+            self.assertClass(r, "growing", file="grow_list.c", line=line)
+        self.assertLess(len(small["sites"]), len(whole["sites"]))
+        self.assertEqual(len(small["sites"]) + small["omitted_sites"]["sites"],
+                         len(whole["sites"]))
 
     def test_instruction_clock(self):
         r = run([program("grow_list")], options=["--time-unit=i"]).report

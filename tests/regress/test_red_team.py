@@ -11,6 +11,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mgtest  # noqa: E402
 from mgtest import SRC, VALGRIND, TestCase, program, run, sites_at, source_line  # noqa: E402
 
 CRASH = re.compile(r"impossible happened|Assertion .* failed|vgPlain_core_panic|Valgrind's "
@@ -105,7 +106,8 @@ class ReportPaths(TestCase):
     def test_two_runs_writing_one_path_at_once_leave_valid_json(self):
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "shared.json")
-            cmd = [VALGRIND, "--tool=memgrow", f"--json-file={out}", program("grow_list")]
+            cmd = [VALGRIND, "--tool=memgrow", *mgtest.COMPLETE,
+                   f"--json-file={out}", program("grow_list")]
             procs = [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                      for _ in range(2)]
             self.assertEqual([p.wait(timeout=300) for p in procs], [0, 0])

@@ -23,7 +23,8 @@ GROW_LINE = source_line("tests/regress/gains_leak.c", "GROW_HERE")
 def memgrow(tmp, name, argv):
     """Runs argv under memgrow; returns the path of its report."""
     path = os.path.join(tmp, name)
-    p = subprocess.run([VALGRIND, "--tool=memgrow", f"--json-file={path}", *argv], cwd=tmp,
+    p = subprocess.run([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE,
+                        f"--json-file={path}", *argv], cwd=tmp,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
     assert p.returncode == 0 and os.path.exists(path), p.stdout
     return path

@@ -38,7 +38,7 @@ class ReportFormats(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="memgrow-formats-test-")
-        p = subprocess.run([VALGRIND, "--tool=memgrow", "--leak-check=full",
+        p = subprocess.run([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE, "--leak-check=full",
                             f"--json-file={os.path.join(cls.tmp, 'fork.json')}",
                             program("fork_workers")], cwd=cls.tmp, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=300)
@@ -224,7 +224,8 @@ class ErrorFormats(unittest.TestCase):
         cls.files = []
         for name, args in (("uaf", ["uaf", "mmap"]), ("badfree", ["badfree"])):
             path = os.path.join(cls.tmp, f"{name}.json")
-            p = subprocess.run([VALGRIND, "--tool=memgrow", "--addressability=yes",
+            p = subprocess.run([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE,
+                                "--addressability=yes",
                                 f"--json-file={path}", program("custom_arena"), *args],
                                cwd=cls.tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True)

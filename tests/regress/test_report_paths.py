@@ -22,7 +22,8 @@ from mgtest import REPORT, VALGRIND, TestCase, memgrow_report, program  # noqa: 
 
 
 def memgrow(argv, options, cwd, timeout=120, stdout=subprocess.PIPE):
-    p = subprocess.run([VALGRIND, "--tool=memgrow", *options, *argv], cwd=cwd, stdout=stdout,
+    p = subprocess.run([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE,
+                        *options, *argv], cwd=cwd, stdout=stdout,
                        stderr=subprocess.PIPE, text=True, timeout=timeout)
     return p.returncode, (p.stdout or "") + p.stderr
 

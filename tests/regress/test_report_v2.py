@@ -46,7 +46,8 @@ class ReportV2(unittest.TestCase):
         for name, (argv, env) in PROGRAMS.items():
             for fmt in (2, 1):
                 out = os.path.join(cls.tmp, f"{name}.v{fmt}.json")
-                p = subprocess.run([VALGRIND, "--tool=memgrow", "--leak-check=full",
+                p = subprocess.run([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE,
+                                    "--leak-check=full",
                                     f"--json-file={out}",
                                     *([] if fmt == 2 else ["--json-format=1"]), *argv],
                                    cwd=cls.tmp, env={**os.environ, **env},
@@ -147,7 +148,8 @@ class ReportV2(unittest.TestCase):
 
     def test_a_format_1_baseline_gates_a_new_leak_in_format_2(self):
         base = os.path.join(self.tmp, "base.v1.json")
-        p = subprocess.run([VALGRIND, "--tool=memgrow", "-q", f"--json-file={base}",
+        p = subprocess.run([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE,
+                            "-q", f"--json-file={base}",
                             "--json-format=1", program("gains_leak_base")],
                            cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, timeout=300)

@@ -746,6 +746,41 @@ BOOST_AUTO_TEST_CASE(format2_expands_to_the_format1_layout) {
     }
 }
 
+// Folded groups (docs/output-format.md, "What the report lists"): a row
+// names its frame's node, a format-1 group holds its frames; both load
+// alike, and a row of the wrong size or node is refused.
+BOOST_AUTO_TEST_CASE(folded_groups_load_in_both_formats) {
+    json j = report_v2();
+    j["folded"] = {{1, nullptr, 3, 96, 3, 200, 500, 9, 32, 1}, {nullptr, 0, 1, 8, 1, 8, 8, 1, 0, 0}};
+    Report r = parse(j);
+    BOOST_REQUIRE(r.folded.size() == 2u);
+    const Folded& f = r.folded[0];
+    BOOST_TEST(!f.python_site);
+    BOOST_TEST(f.sites == 3);
+    BOOST_TEST(f.live_bytes == 96);
+    BOOST_TEST(f.peak_bytes == 200);
+    BOOST_TEST(f.allocated_bytes == 500);
+    BOOST_TEST(f.at_exit_blocks == 1);
+    BOOST_REQUIRE(f.frames.size() == 2u); // node 1: grow <- main
+    BOOST_TEST(*f.frames[0].function == "grow");
+    BOOST_TEST(r.folded[1].frames.empty());
+    BOOST_TEST(*r.folded[1].python_site == 0);
+    json v1 = expand_document(j);
+    BOOST_TEST(v1["folded"][0]["frames"].size() == 2u);
+    BOOST_TEST(v1["folded"][0]["live_bytes"] == 96);
+    BOOST_TEST(v1["folded"][1]["python_site"] == 0);
+    Report b = parse(v1);
+    BOOST_REQUIRE(b.folded.size() == 2u);
+    BOOST_TEST(b.folded[0].at_exit_bytes == 32);
+    BOOST_TEST(*b.folded[0].frames[1].function == "main");
+    j["folded"][0][0] = 9;
+    BOOST_TEST(load_error(j.dump()).pointer == "/folded/0/0");
+    j["folded"][0] = {1, nullptr, 3};
+    BOOST_TEST(load_error(j.dump()).pointer == "/folded/0");
+    j["folded"][0] = {1, nullptr, 3, -96, 3, 200, 500, 9, 32, 1};
+    BOOST_TEST(load_error(j.dump()).pointer == "/folded/0/3");
+}
+
 BOOST_AUTO_TEST_CASE(format2_a_marked_row_without_mark_series_holds_zeros) {
     json j = report_v2();
     j["mark_buckets"] = 3;
