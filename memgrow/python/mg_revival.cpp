@@ -13,9 +13,14 @@ namespace {
 // (re)initialised right after its malloc is a fresh one, at the block's
 // start or past its GC header (3.12+: also past the pre-header of managed
 // dicts). Generated code tests this itself and calls the helper only for
-// the other stores, most of which are revivals.
+// the other stores, most of which are revivals. Where a revived object's
+// reference count may lie (the start, past the GC header) a store of 1 is
+// fresh once: the block may die, go onto a free list and be revived before
+// the next malloc (CPython 3.14+'s ints: a rejected getrandbits result, an
+// arithmetic temporary), and that store is a revival.
 struct LastAlloc {
     Addr addr, end;
+    ULong open_start, open_gc; // 1 until a store of 1 there was fresh
 } last;
 constexpr Addr kFreshReach = 32;
 // Where a revived object's reference count may lie in its block: at the
@@ -217,6 +222,8 @@ IRExpr* u64(ULong v) {
 // Whether the helper is wanted for a store of 1 to `addr`, as an I1: the
 // store is not into the block allocated last,
 //   !(addr - last.addr <= 32 && addr + 16 <= last.end),
+// or it is at a place of a reference count there (the start, past the GC
+// header) already initialised since the malloc (which it then closes),
 // and it is not to an address known to start no object, unless a NumPy
 // array is watched (the helper settles the watch at each store):
 //   watch.object != 0 || not_an_object[miss_slot(addr)] != addr.
@@ -229,8 +236,31 @@ IRExpr* wanted(IRSB* out, IRExpr* addr) {
     IRExpr* near = op(out, Ity_I1, Iop_CmpLE64U, offset, u64(kFreshReach));
     IRExpr* top = op(out, Ity_I64, Iop_Add64, addr, u64(16));
     IRExpr* inside = op(out, Ity_I1, Iop_CmpLE64U, top, end);
-    IRExpr* fresh = op(out, Ity_I64, Iop_And64, op(out, Ity_I64, Iop_1Uto64, near, nullptr),
-                       op(out, Ity_I64, Iop_1Uto64, inside, nullptr));
+    IRExpr* in_block = op(out, Ity_I64, Iop_And64, op(out, Ity_I64, Iop_1Uto64, near, nullptr),
+                          op(out, Ity_I64, Iop_1Uto64, inside, nullptr));
+    // At the start or past the GC header, fresh only while still open;
+    // a fresh store there closes it.
+    IRExpr* at_start =
+        op(out, Ity_I64, Iop_1Uto64, op(out, Ity_I1, Iop_CmpEQ64, offset, u64(0)), nullptr);
+    IRExpr* at_gc =
+        op(out, Ity_I64, Iop_1Uto64, op(out, Ity_I1, Iop_CmpEQ64, offset, u64(kGcHeader)), nullptr);
+    IRExpr* open_start = load(out, &last.open_start);
+    IRExpr* open_gc = load(out, &last.open_gc);
+    IRExpr* at_open = op(out, Ity_I64, Iop_Or64, op(out, Ity_I64, Iop_And64, at_start, open_start),
+                         op(out, Ity_I64, Iop_And64, at_gc, open_gc));
+    IRExpr* elsewhere =
+        op(out, Ity_I64, Iop_Xor64, op(out, Ity_I64, Iop_Or64, at_start, at_gc), u64(1));
+    IRExpr* fresh =
+        op(out, Ity_I64, Iop_And64, in_block, op(out, Ity_I64, Iop_Or64, at_open, elsewhere));
+    IRExpr* closes = op(out, Ity_I64, Iop_Xor64, fresh, u64(1));
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, u64(reinterpret_cast<ULong>(&last.open_start)),
+                                    op(out, Ity_I64, Iop_And64, open_start,
+                                       op(out, Ity_I64, Iop_Or64, closes,
+                                          op(out, Ity_I64, Iop_Xor64, at_start, u64(1))))));
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, u64(reinterpret_cast<ULong>(&last.open_gc)),
+                                    op(out, Ity_I64, Iop_And64, open_gc,
+                                       op(out, Ity_I64, Iop_Or64, closes,
+                                          op(out, Ity_I64, Iop_Xor64, at_gc, u64(1))))));
     IRExpr* slot = op(out, Ity_I64, Iop_And64,
                       op(out, Ity_I64, Iop_Xor64,
                          op(out, Ity_I64, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(3))),
@@ -295,7 +325,7 @@ IRSB* revival_instrument(IRSB* bb, const VexGuestLayout* layout, const VexGuestE
 }
 
 void revival_block_allocated(ThreadId tid, Addr a, SizeT size) {
-    last = {a, a + size};
+    last = {a, a + size, 1, 1};
     if (!numpy_loaded) {
         if (!code_mapped || !clo.python_revival || !(numpy_loaded = find_numpy())) return;
     }

@@ -21,6 +21,16 @@ EXPECT = {
     "py_fl_dict_float.py": {"FL_DICT_TEMP": "temp", "FL_FLOAT_TEMP": "temp",
                             "FL_DICT_KEEP": "growing", "FL_FLOAT_KEEP": "growing"},
     "py_fl_generators.py": {"FL_YIELD": "temp", "FL_GEN_SUM": "temp", "FL_GEN_KEEP": "growing"},
+    # Issue 34's seed pattern with token ids (on 3.14+ the ids are revived
+    # from the int free list the counting line's lookups feed).
+    "py_fl_token_ids.py": {"FL_TOKEN_IDS": "plateau", "FL_TOKEN_COUNT": "growing",
+                           "FL_TOKEN_SCORES": "temp", "FL_TOKEN_RECORD": "plateau"},
+    # Every free list Python code reaches, per type (docs/python.md lists
+    # which version keeps which).
+    "py_fl_types.py": {f"{kind}_{t}": want for t in (
+        "FLOAT", "INT", "TUPLE", "LIST", "DICT", "SLICE", "LIST_ITER", "TUPLE_ITER", "RANGE",
+        "RANGE_ITER", "METHOD", "CFUNCTION", "CMETHOD", "CONTEXT", "ASYNC_GEN_ASEND", "COMPLEX")
+        for kind, want in (("T", "temp"), ("K", "growing"))},
 }
 NUMPY = {"NP_TEMP": "temp", "NP_RECENT": "plateau", "NP_KEEP": "growing"}
 # What is on a free list when the run ends stays charged to the line that
