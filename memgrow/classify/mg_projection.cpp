@@ -120,8 +120,13 @@ Projection projection_of(const Analysis& a) {
     p.source = limit_source;
     p.in.limit = limit_bytes;
     p.in.marks_per_h = clo.mark_rate_per_h;
-    for (UInt id = 0; id < a.n_sites; ++id)
-        p.in.live += static_cast<ULong>(SiteView(id)->clock.live);
+    for (UInt id = 0; id < a.n_sites; ++id) {
+        ULong live = static_cast<ULong>(SiteView(id)->clock.live);
+        const Growth& g = a.growth[id];
+        if (g.bound >= 0 && g.bound_bytes > live) p.to_bounds += g.bound_bytes - live;
+        p.in.live += live;
+    }
+    p.in.live += p.to_bounds;
     // Growth per mark where the program marks its steps, else per clock.
     for (int pass = 0; pass < 2; ++pass) {
         p.by_marks = pass == 0;
@@ -150,6 +155,12 @@ void projection_print(const Projection& p, const Analysis& a) {
     projection::format_size(static_cast<double>(p.in.limit), limit);
     projection::format_size(static_cast<double>(p.in.live), live);
     const HChar* from = p.source[0] == 'o' ? "--limit" : "the cgroup's";
+    if (p.to_bounds) {
+        HChar bounds[48];
+        projection::format_size(static_cast<double>(p.to_bounds), bounds);
+        VG_(umsg)
+        ("projection: bounded holders add %s until they are full: counted in the heap\n", bounds);
+    }
     double to = p.by_marks ? p.out.marks_to_limit : p.out.clock_to_limit;
     if (p.in.live >= p.in.limit) {
         VG_(umsg)
@@ -205,7 +216,8 @@ void projection_write_json(JsonWriter& w, const Projection& p, const Analysis& a
     w.begin_object();
     w.member_u("limit_bytes", p.in.limit);
     w.member("limit_source", p.source);
-    w.member_u("live_bytes", p.in.live);
+    w.member_u("live_bytes", p.in.live - p.to_bounds);
+    w.member_u("to_bounds_bytes", p.to_bounds);
     w.member("basis", p.by_marks ? "marks" : "clock");
     w.member_num("rate_per_clock", p.in.per_clock);
     w.member_num("rate_per_mark", p.in.per_mark);

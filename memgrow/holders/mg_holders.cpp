@@ -4,6 +4,7 @@
 #include "python/mg_pyobject.hpp"
 #include "python/mg_python.hpp"
 #include "records/mg_symbols.hpp"
+#include "mg_options.hpp"
 #include "scan/mg_leak.hpp"
 #include "core/holder_rule.hpp"
 
@@ -510,7 +511,7 @@ const HChar* root_kind_name(RootKind k) {
     return "?";
 }
 
-void holders_compute(const Analysis& a_, bool teardown) {
+void holders_compute(const Analysis& a_, bool teardown, const UChar* also_name) {
     holders_release();
     const Analysis* a = &a_;
     at_teardown = teardown;
@@ -551,7 +552,8 @@ void holders_compute(const Analysis& a_, bool teardown) {
     for (UInt i = 0; i < n_entries; ++i) {
         ULong k = entries[i].key;
         if (k != kNotReached &&
-            (wanted[entries[i].site] || (is_block(k) && blocks[k].kind == kDefinite)))
+            (wanted[entries[i].site] || (also_name && also_name[entries[i].site]) ||
+             (is_block(k) && blocks[k].kind == kDefinite)))
             keys[n_keys++] = k;
     }
     spread_candidates(keys, &n_keys);
@@ -656,6 +658,20 @@ void holders_for_each(HeldVisit f, void* ctx) {
     }
 }
 
+void holder_text(const Holder& x, HChar* buf, SizeT n) {
+    HChar len[32], bound[32];
+    VG_(snprintf)(len, sizeof len, "%'lld", x.length);
+    VG_(snprintf)(bound, sizeof bound, "%'lld", x.bound);
+    const HChar* what = x.type ? x.type : root_kind_name(x.root);
+    const HChar* unit = x.type ? "items" : "slots";
+    if (x.length >= 0 && x.bound >= 0)
+        VG_(snprintf)(buf, n, "%s, %s of %s %s", what, len, bound, unit);
+    else if (x.length >= 0)
+        VG_(snprintf)(buf, n, "%s, %s %s, no bound", what, len, unit);
+    else
+        VG_(snprintf)(buf, n, "%s", what);
+}
+
 const Holder* holders_all(UInt* n) {
     *n = n_holders;
     return holders;
@@ -677,6 +693,124 @@ void holders_release() {
     n_entries = n_holders = n_sites = n_wanted_sites = 0;
     blocks = nullptr, n_blocks = 0;
     at_teardown = false;
+}
+
+namespace {
+
+// Whether a frame of the site is FILE:LINE (the file by its last component).
+struct LineMatch {
+    const HChar* file;
+    Int line;
+    bool found;
+};
+void match_frame(const Frame& f, void* ctx) {
+    auto* m = static_cast<LineMatch*>(ctx);
+    if (m->found || !f.file || f.line != m->line) return;
+    const HChar* slash = VG_(strrchr)(f.file, '/');
+    m->found = VG_(strcmp)(slash ? slash + 1 : f.file, m->file) == 0;
+}
+
+struct Sum {
+    UInt holder;
+    ULong bytes;
+    UInt blocks;
+};
+struct WhoHolds {
+    const UChar* sites;
+    Sum* sums;
+    UInt n;
+    ULong whole;
+};
+void add_held(void* ctx, UInt site, UInt holder, ULong bytes, ULong) {
+    auto* w = static_cast<WhoHolds*>(ctx);
+    if (!w->sites[site]) return;
+    for (UInt i = 0; i < w->n; ++i)
+        if (w->sums[i].holder == holder) {
+            w->sums[i].bytes += bytes;
+            return;
+        }
+    w->sums[w->n++] = Sum{holder, bytes, 0};
+}
+
+} // namespace
+
+void holders_who_holds(const HChar* where) {
+    if (!where || !*where) {
+        VG_(gdb_printf)("who_holds: give FILE:LINE or a site id (try: help)\n");
+        return;
+    }
+    if (clo.leak_check == LeakCheck::no) {
+        VG_(gdb_printf)("who_holds: needs the leak scan (--leak-check=no was given)\n");
+        return;
+    }
+    HChar file[256];
+    Int line = -1;
+    Long id = -1;
+    const HChar* colon = VG_(strrchr)(where, ':');
+    HChar* end;
+    if (colon) {
+        SizeT n =
+            static_cast<SizeT>(colon - where) < sizeof file - 1 ? colon - where : sizeof file - 1;
+        VG_(memcpy)(file, where, n);
+        file[n] = 0;
+        line = static_cast<Int>(VG_(strtoll10)(colon + 1, &end));
+        if (*end || line <= 0) line = -1;
+    } else {
+        id = VG_(strtoll10)(where, &end);
+        if (*end) id = -1;
+    }
+    if (line < 0 && id < 0) {
+        VG_(gdb_printf)("who_holds: '%s' is not FILE:LINE or a site id\n", where);
+        return;
+    }
+    bool teardown = holders_from_teardown();
+    if (!teardown) leak_scan();
+    Analysis a;
+    analyse(&a);
+    auto* sites = static_cast<UChar*>(VG_(calloc)("mg.who_holds", a.n_sites + 1, 1));
+    UInt matched = 0;
+    ULong live = 0;
+    for (UInt s = 0; s < a.n_sites; ++s) {
+        LineMatch m{file, line, false};
+        if (id >= 0)
+            m.found = static_cast<Long>(s) == id;
+        else
+            for_each_frame(SiteView(s), match_frame, &m);
+        if (m.found) sites[s] = 1, ++matched, live += SiteView(s)->clock.live;
+    }
+    if (!matched) {
+        VG_(gdb_printf)("who_holds: no site allocated at %s\n", where);
+    } else {
+        if (!teardown) holders_compute(a, false, sites);
+        UInt n_all;
+        const Holder* all = holders_all(&n_all);
+        WhoHolds w{sites, static_cast<Sum*>(VG_(malloc)("mg.who_holds", (n_all + 1) * sizeof(Sum))),
+                   0, 0};
+        holders_for_each(add_held, &w);
+        for (UInt s = 0; s < a.n_sites; ++s)
+            if (sites[s]) w.whole += holders_site_bytes(s);
+        VG_(ssort)
+        (w.sums, w.n, sizeof(Sum), [](const void* x, const void* y) -> Int {
+            ULong a = static_cast<const Sum*>(x)->bytes, b = static_cast<const Sum*>(y)->bytes;
+            return a > b ? -1 : a < b;
+        });
+        VG_(gdb_printf)
+        ("%s: %u site%s, %'llu bytes live; held by:\n", where, matched, matched == 1 ? "" : "s",
+         live);
+        for (UInt i = 0; i < w.n && i < 10; ++i) {
+            const Holder& h = all[w.sums[i].holder];
+            HChar desc[160];
+            holder_text(h, desc, sizeof desc);
+            VG_(gdb_printf)
+            ("  %s (%s), %'llu bytes, %u%%\n", h.path, desc, w.sums[i].bytes,
+             w.whole ? static_cast<UInt>(100 * w.sums[i].bytes / w.whole) : 0);
+        }
+        if (!w.n) VG_(gdb_printf)("  nothing the scan reached (lost, or freed)\n");
+        VG_(free)(w.sums);
+        if (!teardown) holders_release();
+    }
+    VG_(free)(sites);
+    analysis_release(&a);
 }
 
 } // namespace mg

@@ -42,7 +42,9 @@ constexpr UInt kMaxHeldBy = 3;
 // From the last walk's blocks (leak_scan_blocks), for every site: call after
 // analyse() and while the client's memory is whole (the teardown scan's, at
 // teardown: at_teardown keeps them for the reports after it).
-void holders_compute(const Analysis& a, bool at_teardown);
+// also_name: sites whose holders are named too, whatever their class (by
+// site id; may be null).
+void holders_compute(const Analysis& a, bool at_teardown, const UChar* also_name = nullptr);
 bool holders_from_teardown();
 // Applies the bounded-holder rule to a's classes (docs/classification.md) and
 // sums the holders of a's Python sites.
@@ -59,8 +61,15 @@ ULong holders_python_site_bytes(UInt py_site);
 // holds; whole: the site's bytes the scan found.
 using HeldVisit = void (*)(void* ctx, UInt site, UInt holder, ULong bytes, ULong whole);
 void holders_for_each(HeldVisit f, void* ctx);
+// What a holder is, for a line: "dict, 12,000 items, no bound",
+// "collections.deque, 2,000 of 6,000 items", or its root's kind.
+void holder_text(const Holder& x, HChar* buf, SizeT n);
 // Every holder named, by index.
 const Holder* holders_all(UInt* n);
 void holders_release();
+
+// vgdb's "who_holds FILE:LINE" (or a site id): scans now and prints the
+// holders of the live memory allocated under that line.
+void holders_who_holds(const HChar* where);
 
 } // namespace mg

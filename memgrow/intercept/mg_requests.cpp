@@ -99,9 +99,8 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     if (ok && summary && VG_(clo_verbosity) > 0)
         VG_(umsg)("memgrow: JSON report written to %s\n", path);
     // -v: what writing it cost (docs/output-format.md measures it).
-    if (ok && VG_(clo_verbosity) > 1)
-        VG_(umsg)
-        ("memgrow: the JSON report took %u ms to write\n", VG_(read_millisecond_timer)() - began);
+    if (ok && VG_(clo_verbosity) > 1) VG_(umsg)
+    ("memgrow: the JSON report took %u ms to write\n", VG_(read_millisecond_timer)() - began);
     if (ok && written)
         *written = path;
     else
@@ -355,6 +354,9 @@ bool monitor_command(const HChar* command) {
          "        heur1,heur2,... [unlimited]\n"
          "  who_points_at <addr> [<len>]\n"
          "        the roots, blocks and registers holding a pointer into the range\n"
+         "  who_holds <file>:<line>|<site id>\n"
+         "        scan now and name what holds the live memory allocated under\n"
+         "        that line (a Python or a native frame) or site\n"
          "  check_memory addressable <addr> [<len>]\n"
          "        whether the range is addressable (--addressability=yes), and\n"
          "        what <addr> is\n"
@@ -371,6 +373,10 @@ bool monitor_command(const HChar* command) {
             VG_(gdb_printf)("Cannot search who points at 0x0\n");
         else
             leak_who_points_at(address, len);
+        return true;
+    }
+    if (word_is(word, "who_holds")) {
+        holders_who_holds(VG_(strtok_r)(nullptr, " ", &save));
         return true;
     }
     if (word_is(word, "check_memory")) {

@@ -89,22 +89,6 @@ void print_evidence(const Growth& g) {
     }
 }
 
-// What a holder is, for its line: "dict, 12,000 items, no bound",
-// "collections.deque, 2,000 of 6,000 items", or its root's kind.
-void holder_description(const Holder& x, HChar* buf, SizeT n) {
-    HChar len[32], bound[32];
-    VG_(snprintf)(len, sizeof len, "%'lld", x.length);
-    VG_(snprintf)(bound, sizeof bound, "%'lld", x.bound);
-    const HChar* what = x.type ? x.type : root_kind_name(x.root);
-    const HChar* unit = x.type ? "items" : "slots";
-    if (x.length >= 0 && x.bound >= 0)
-        VG_(snprintf)(buf, n, "%s, %s of %s %s", what, len, bound, unit);
-    else if (x.length >= 0)
-        VG_(snprintf)(buf, n, "%s, %s %s, no bound", what, len, unit);
-    else
-        VG_(snprintf)(buf, n, "%s", what);
-}
-
 // "held by: service.TOKEN_STATS (dict, 12,000 items, no bound), 1,234 bytes
 // in 56 blocks, 97%", under a site's headline (docs/holders.md).
 void print_held_by(const HeldBy* h, UInt n, ULong whole) {
@@ -113,7 +97,7 @@ void print_held_by(const HeldBy* h, UInt n, ULong whole) {
     HChar what[160], share[kDecimalBuf];
     for (UInt i = 0; i < n; ++i) {
         const Holder& x = all[h[i].holder];
-        holder_description(x, what, sizeof what);
+        holder_text(x, what, sizeof what);
         format_decimal(whole ? 100.0 * static_cast<double>(h[i].bytes) / whole : 0, 1, share,
                        false);
         VG_(umsg)
@@ -309,7 +293,7 @@ void print_holder_findings(const Analysis& a) {
         const Holder& h = all[order[k]];
         const HolderFinding& f = *holder_finding(order[k]);
         HChar what[160], bytes[48], rate[kDecimalBuf];
-        holder_description(h, what, sizeof what);
+        holder_text(h, what, sizeof what);
         human_bytes(f.live_bytes, bytes);
         format_decimal(f.growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
         VG_(umsg)

@@ -12,8 +12,10 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import (SRC, TestCase, python_interpreters, representative_interpreters,  # noqa: E402
-                    run, source_line)
+import tempfile  # noqa: E402
+
+from mgtest import (SRC, Service, TestCase, python_interpreters,  # noqa: E402
+                    representative_interpreters, run, source_line)
 
 NAME = "py_holders_service.py"
 SCRIPT = os.path.join(SRC, "tests", "regress", NAME)
@@ -198,6 +200,36 @@ class TracebackCache(TestCase):
                     h = ps["held_by"][0]
                     self.assertTrue(h["path"].startswith("the interpreter's state (_PyRuntime"), h)
                     self.assertGreater(h["bound"], 1000)
+
+
+class WhoHolds(TestCase):
+    """`vgdb who_holds FILE:LINE` scans the live program and names what holds
+    that line's memory now, with the holder's type, length and bound."""
+
+    def test_who_holds_a_line_of_a_live_service(self):
+        name = "py_holders_live.py"
+        py = python_interpreters()["running"]
+        with tempfile.TemporaryDirectory() as tmp:
+            stop = os.path.join(tmp, "stop")
+            svc = Service(tmp, [*py.argv, os.path.join(SRC, "tests", "regress", name), stop])
+            try:
+                svc.expect("ready")
+                stats = source_line(os.path.join("tests", "regress", name), "LIVE_STATS")
+                out = svc.vgdb("who_holds", f"{name}:{stats}")
+                self.assertRegex(out, rf"{name}:{stats}: \d+ sites?, [\d,]+ bytes live; held by:")
+                self.assertRegex(out, r"__main__\.STATS \(dict, 1,000 items, no bound\), "
+                                      r"[\d,]+ bytes, 9\d%")
+                recent = source_line(os.path.join("tests", "regress", name), "LIVE_RECENT")
+                out = svc.vgdb("who_holds", f"{name}:{recent}")
+                self.assertRegex(out, r"__main__\.RECENT \(collections\.deque, 1,000 of "
+                                      r"5,000 items\)")
+                self.assertIn("no site allocated at nowhere.py:1",
+                              svc.vgdb("who_holds", "nowhere.py:1"))
+                self.assertIn("is not FILE:LINE or a site id", svc.vgdb("who_holds", "x:y"))
+                svc.touch(stop)
+                self.assertEqual(svc.proc.wait(timeout=120), 0, svc.log())
+            finally:
+                svc.close()
 
 
 if __name__ == "__main__":
