@@ -106,21 +106,6 @@ IRExpr* bad_condition(IRSB* sb, IRExpr* addr, UInt n) {
     return tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, any, c64(0)));
 }
 
-// The error names the instruction and unwinds the stack: the guest's IP,
-// SP and FP must be in the guest state when the helper runs.
-void annotate(IRDirty* d, const VexGuestLayout* layout) {
-    d->nFxState = 3;
-    const Int offs[3] = {layout->offset_IP, layout->offset_SP, layout->offset_FP};
-    const Int sizes[3] = {layout->sizeof_IP, layout->sizeof_SP, layout->sizeof_FP};
-    for (Int i = 0; i < 3; ++i) {
-        d->fxState[i].fx = Ifx_Read;
-        d->fxState[i].offset = offs[i];
-        d->fxState[i].size = sizes[i];
-        d->fxState[i].nRepeats = 0;
-        d->fxState[i].repeatLen = 0;
-    }
-}
-
 void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, UWord how,
                IRExpr* guard) {
     if (n == 0) return;
@@ -134,7 +119,7 @@ void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, UWo
                                    VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&access_slow)),
                                    mkIRExprVec_2(addr, c64(n | how)));
     if (cond) d->guard = cond;
-    annotate(d, layout);
+    access_annotate_unwind(d, layout);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -450,6 +435,19 @@ Int rmw_store(const IRSB* in, Int i, Int offset_sp) {
 }
 
 } // namespace
+
+void access_annotate_unwind(IRDirty* d, const VexGuestLayout* layout) {
+    d->nFxState = 3;
+    const Int offs[3] = {layout->offset_IP, layout->offset_SP, layout->offset_FP};
+    const Int sizes[3] = {layout->sizeof_IP, layout->sizeof_SP, layout->sizeof_FP};
+    for (Int i = 0; i < 3; ++i) {
+        d->fxState[i].fx = Ifx_Read;
+        d->fxState[i].offset = offs[i];
+        d->fxState[i].size = sizes[i];
+        d->fxState[i].nRepeats = 0;
+        d->fxState[i].repeatLen = 0;
+    }
+}
 
 void request_make(Addr a, SizeT len, bool addressable) {
     abits_make(a, len, addressable);

@@ -16,6 +16,9 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout);
 // allocator's redzones): when it makes stack memory not addressable, the
 // near-SP shortcuts stop (translations are redone).
 void request_make(Addr a, SizeT len, bool addressable);
+// A helper that names the instruction or unwinds the stack: the guest's IP,
+// SP and FP are declared read, so they are current when it runs.
+void access_annotate_unwind(IRDirty* d, const VexGuestLayout* layout);
 // -v: checks generated and left out as sure to pass.
 void access_print_stats();
 
