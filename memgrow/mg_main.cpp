@@ -83,8 +83,11 @@ void post_clo_init() {
 IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout* layout,
                  const VexGuestExtents* vge, const VexArchInfo* host, IRType, IRType) {
     in = host_insns_instrument(in, host);
-    if (cow_on) in = cow_instrument(in, layout); // before the passes that add stores of their own
-    if (abits_on) in = access_instrument(in, layout);
+    // A forked child's page checks come before the passes that add stores
+    // of their own; the access checks leave out the page map's loads.
+    IRTemp client_tmps = in->tyenv->types_used;
+    if (cow_on) in = cow_instrument(in, layout);
+    if (abits_on) in = access_instrument(in, layout, client_tmps);
     in = revival_instrument(in, layout, vge);
     if (clo.time_unit != TimeUnit::instructions) return in;
     ULong n_instrs = 0;

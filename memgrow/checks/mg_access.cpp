@@ -389,8 +389,13 @@ struct PendingSp {
     }
 };
 
+// Temporaries from this one on are an earlier pass's (pages/mg_cow.cpp's
+// page-map loads): their accesses are the tool's, not the client's.
+IRTemp tool_tmps;
+
 void check(IRSB* out, const VexGuestLayout* layout, const SpOffsets& sp, PendingSp& pending,
            IRExpr* addr, UInt n, UWord how, IRExpr* guard) {
+    if (addr->tag == Iex_RdTmp && addr->Iex.RdTmp.tmp >= tool_tmps) return;
     if (!stack_poisoned && sp.near_sp(addr, n)) {
         ++checks_near_sp;
         return;
@@ -468,7 +473,8 @@ void access_print_stats() {
      checks_added, checks_near_sp, checks_merged, sp_moves, sp_updates);
 }
 
-IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
+IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps_from) {
+    tool_tmps = tool_tmps_from;
     static bool first = true;
     if (first) {
         // Before the client's first instruction: its SP is the initial one.

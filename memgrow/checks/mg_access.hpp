@@ -10,8 +10,9 @@ namespace mg {
 // or store, CAS and dirty helper's memory effect, an inline look-up of the
 // access's bitmap bits, and a call to the slow path only where one is set.
 // Accesses just above the stack pointer (a few bytes below: its redzone)
-// are addressable by construction and left unchecked.
-IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout);
+// are addressable by construction and left unchecked. Accesses through
+// temporaries numbered tool_tmps or above are an earlier pass's own.
+IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps);
 // A client request's change of the A-bits (MAKE_MEM_NOACCESS, a custom
 // allocator's redzones): when it makes stack memory not addressable, the
 // near-SP shortcuts stop (translations are redone).

@@ -161,11 +161,7 @@ def expand(doc):
             s["mark_series"] = _dense(extra["mark_series"], doc.get("mark_buckets", 0), True)
         elif doc.get("mark_buckets"):  # left out: no change, all zero
             s["mark_series"] = [0] * doc["mark_buckets"]
-        s["frames"] = []
-        node = row[1]
-        while node is not None and node >= 0:
-            s["frames"].append(frames[stacks[2 * node]])
-            node = stacks[2 * node + 1]
+        s["frames"] = stack_frames(row[1])
         if python:
             s["sites"] = extra.get("sites", [])
             s["omitted_sites"] = extra.get("omitted_sites", 0)
@@ -174,8 +170,18 @@ def expand(doc):
             s.setdefault(key, value)
         return s
 
+    def stack_frames(node):
+        out = []
+        while node is not None and node >= 0:
+            out.append(frames[stacks[2 * node]])
+            node = stacks[2 * node + 1]
+        return out
+
     out = {}
     for key, value in doc.items():
+        if key == "fork":  # writers' stacks inlined as frames
+            value = dict(value, writers=[{"frames": stack_frames(w["stack"]), "bytes": w["bytes"]}
+                                         for w in value["writers"]])
         if key in ("frames", "stacks", "site_count", "python_site_count", "quiet_growth",
                    "mark_buckets", "revision"):
             continue
