@@ -3,6 +3,7 @@
 // site table's rows come from embedded data (html_data.cpp) that the page's
 // script (html_assets.cpp) draws a page at a time.
 #include "report/html.hpp"
+#include "report/fork_view.hpp"
 
 #include "report/locate.hpp"
 #include "report/site_key.hpp"
@@ -299,6 +300,8 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
                        counts[static_cast<std::size_t>(c)]);
     if (r.marks.count) fmt::format_to(it, "; {} marks", r.marks.count);
     out += "</p>\n";
+    if (std::string cow = fork_line({&r}); !cow.empty())
+        fmt::format_to(it, "<p class=\"meta\">copy-on-write: {}</p>\n", markup_escape(cow));
     if (r.leak_check) {
         const LeakCheck& l = *r.leak_check;
         fmt::format_to(it,
@@ -585,6 +588,11 @@ std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o) 
     fmt::format_to(it, "<p class=\"meta\">{} report{} (one section per process)</p>\n",
                    reports.size(), reports.size() == 1 ? "" : "s");
     if (reports.size() > 1) {
+        std::vector<const Report*> all;
+        for (const Report& r : reports)
+            all.push_back(&r);
+        if (std::string cow = fork_line(all); !cow.empty())
+            fmt::format_to(it, "<p class=\"meta\">copy-on-write: {}</p>\n", markup_escape(cow));
         out += "<ul class=\"toc\">\n";
         for (std::size_t i = 0; i < reports.size(); ++i) {
             std::string command;

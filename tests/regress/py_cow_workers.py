@@ -6,7 +6,7 @@ import multiprocessing
 import os
 import sys
 
-RECORDS = 20_000
+RECORDS = 50_000
 DATA = []
 
 
