@@ -44,8 +44,7 @@ inline usize first_ending_after(const Span* spans, usize n, u64 a) {
 // each has there; the last block takes what rounding leaves, so the shares
 // sum to kPageBytes. charge(site, bytes) for each; returns false (charging
 // nothing) when no block lies on the page.
-template <class Charge>
-bool share_page(const Span* spans, usize n, u64 page, Charge&& charge) {
+template <class Charge> bool share_page(const Span* spans, usize n, u64 page, Charge&& charge) {
     u64 end = page + kPageBytes;
     usize first = first_ending_after(spans, n, page);
     u64 held = 0;

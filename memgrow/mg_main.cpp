@@ -74,12 +74,11 @@ void post_clo_init() {
     timeline_init();
 }
 
-// Refused instructions, a forked child's page checks, the access checks and CPython's free-list revivals
-// get their own passes, in that order: the access checks must see only the
-// client's loads and stores, not the tool memory the later passes read. The
-// clock instruments only with --time-unit=i: each superblock adds its
-// instruction count when it starts (superblocks left early by a side exit
-// still count whole; the clock stays deterministic).
+// Refused instructions, a forked child's page checks, the access checks and CPython's free-list
+// revivals get their own passes, in that order: the access checks must see only the client's loads
+// and stores, not the tool memory the later passes read. The clock instruments only with
+// --time-unit=i: each superblock adds its instruction count when it starts (superblocks left early
+// by a side exit still count whole; the clock stays deterministic).
 IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout* layout,
                  const VexGuestExtents* vge, const VexArchInfo* host, IRType, IRType) {
     in = host_insns_instrument(in, host);

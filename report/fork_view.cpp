@@ -51,9 +51,8 @@ std::string fork_line(const std::vector<const Report*>& reports) {
             ? fmt::format("this process (forked from {}) copied {} of the {} it inherited", parent,
                           mib(copied), mib(inherited))
             : fmt::format("{} workers copied {} of inherited pages", children, mib(copied));
-    auto top = std::max_element(held.begin(), held.end(), [](const auto& a, const auto& b) {
-        return a.second < b.second;
-    });
+    auto top = std::max_element(held.begin(), held.end(),
+                                [](const auto& a, const auto& b) { return a.second < b.second; });
     if (top != held.end() && copied > 0)
         out += fmt::format("; {:.0f}% holds {}", 100.0 * static_cast<double>(top->second) / copied,
                            top->first);

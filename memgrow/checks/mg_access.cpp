@@ -4,6 +4,7 @@
 #include "checks/mg_memevents.hpp"
 #include "intercept/mg_heap_guard.hpp"
 #include "mg_options.hpp"
+#include "pages/mg_cow.hpp"
 
 namespace mg {
 
@@ -487,9 +488,14 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps
     Int merged_store = -1;
     for (Int i = 0; i < in->stmts_used; ++i) {
         IRStmt* st = in->stmts[i];
-        // What may read the A-bits or leave the superblock sees them current.
+        // What may read the A-bits or leave the superblock sees them current
+        // (an earlier pass's page check reads neither: it keeps a prologue's
+        // pushes one update).
         switch (st->tag) {
         case Ist_Dirty:
+            if (cow_helper(st->Ist.Dirty.details)) break;
+            pending.flush(out, sp);
+            break;
         case Ist_Exit:
         case Ist_PutI:
         case Ist_MBE:

@@ -351,8 +351,8 @@ void write_fork(JsonWriter& w, const CowSummary& c, bool v2) {
     for (UInt k = 0; k < c.n_writers; ++k) {
         w.begin_object();
         if (v2) {
-            UInt id = c.writers[k].stack == kEmptyStack ? kNoStack
-                                                         : stack_table_id(c.writers[k].stack);
+            UInt id =
+                c.writers[k].stack == kEmptyStack ? kNoStack : stack_table_id(c.writers[k].stack);
             w.key("stack");
             if (id == kNoStack)
                 w.null();

@@ -264,8 +264,7 @@ void print_totals(const Analysis& a) {
 void size_text(ULong bytes, HChar* out) {
     HChar num[kDecimalBuf];
     bool mib = bytes >= 1024 * 1024 / 10;
-    format_decimal(static_cast<double>(bytes) / (mib ? 1024.0 * 1024.0 : 1024.0), mib ? 1 : 0,
-                   num);
+    format_decimal(static_cast<double>(bytes) / (mib ? 1024.0 * 1024.0 : 1024.0), mib ? 1 : 0, num);
     VG_(sprintf)(out, "%s %s", num, mib ? "MiB" : "KiB");
 }
 

@@ -46,7 +46,8 @@ CowSummary summary;
 void add_writer(UInt stack, ULong bytes) {
     if ((n_writers + 1) * 2 > writers_cap) {
         UInt cap = writers_cap ? writers_cap * 2 : 256;
-        auto* grown = static_cast<CowWriter*>(VG_(calloc)("mg.cow.writers", cap, sizeof(CowWriter)));
+        auto* grown =
+            static_cast<CowWriter*>(VG_(calloc)("mg.cow.writers", cap, sizeof(CowWriter)));
         for (UInt i = 0; i < writers_cap; ++i) {
             if (!writers[i].bytes) continue;
             UInt h = writers[i].stack * 2654435761u & (cap - 1);
@@ -106,7 +107,7 @@ void share_segment(const NSegment& seg) {
     SizeT pages = (end - seg.start) >> kPageBits;
     auto* in_core = static_cast<UChar*>(VG_(malloc)("mg.cow.mincore", pages));
     SysRes r = vgc::VG_(do_syscall)(__NR_mincore, seg.start, end - seg.start,
-                               reinterpret_cast<UWord>(in_core), 0, 0, 0, 0, 0);
+                                    reinterpret_cast<UWord>(in_core), 0, 0, 0, 0, 0);
     for (SizeT i = 0; i < pages; ++i) {
         if (!sr_isError(r) && !(in_core[i] & 1)) continue;
         shared[(seg.start >> kPageBits) + i] = 1;
@@ -116,7 +117,7 @@ void share_segment(const NSegment& seg) {
 }
 
 Int by_address(const void* x, const void* y) {
-    Addr a = (*static_cast<Block* const*>(x))->addr, b = (*static_cast<Block* const*>(y))->addr;
+    Addr a = (*static_cast<Block*const*>(x))->addr, b = (*static_cast<Block*const*>(y))->addr;
     return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -143,9 +144,9 @@ IRExpr* page_byte(IRSB* sb, IRExpr* a) {
     IRExpr* idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, a, IRExpr_Const(IRConst_U8(kPageBits))));
     idx = tmp(sb, Ity_I64,
               IRExpr_Binop(Iop_And64, idx, IRExpr_Const(IRConst_U64((1ull << kMapBits) - 1))));
-    IRExpr* at = tmp(sb, Ity_I64,
-                     IRExpr_Binop(Iop_Add64, idx,
-                                  IRExpr_Const(IRConst_U64(reinterpret_cast<ULong>(shared)))));
+    IRExpr* at = tmp(
+        sb, Ity_I64,
+        IRExpr_Binop(Iop_Add64, idx, IRExpr_Const(IRConst_U64(reinterpret_cast<ULong>(shared)))));
     return tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, at));
 }
 
@@ -229,6 +230,10 @@ void cow_write_slow(ThreadId tid, Addr a, SizeT n) {
         if (shared[page >> kPageBits]) copy_page(tid, page);
 }
 
+bool cow_helper(const IRDirty* d) {
+    return d->cee->addr == VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&store_slow));
+}
+
 void cow_unmapped(Addr a, SizeT len) {
     if (!cow_on || !len) return;
     Addr last = cow::last_page(a, len);
@@ -236,10 +241,14 @@ void cow_unmapped(Addr a, SizeT len) {
         if (shared[page >> kPageBits]) shared[page >> kPageBits] = 0;
 }
 
+// The check follows the store (the page is copied all the same, and the
+// instruction's IP is still current): the access checks then still see a
+// read-modify-write's load and store side by side and check them once.
 IRSB* cow_instrument(IRSB* in, const VexGuestLayout* layout) {
     IRSB* out = deepCopyIRSBExceptStmts(in);
     for (Int i = 0; i < in->stmts_used; ++i) {
         IRStmt* st = in->stmts[i];
+        addStmtToIRSB(out, st);
         switch (st->tag) {
         case Ist_Store:
             add_check(out, layout, st->Ist.Store.addr, size_of(in, st->Ist.Store.data), nullptr);
@@ -268,7 +277,6 @@ IRSB* cow_instrument(IRSB* in, const VexGuestLayout* layout) {
         default:
             break;
         }
-        addStmtToIRSB(out, st);
     }
     return out;
 }
@@ -280,14 +288,14 @@ const CowSummary* cow_summary() {
     UInt n = 0;
     for (UInt id = 0; id < n_fork_sites; ++id)
         n += site_bytes[id] != 0;
-    sorted_sites = static_cast<CowSiteBytes*>(
-        VG_(malloc)("mg.cow.summary", (n + 1) * sizeof(CowSiteBytes)));
+    sorted_sites =
+        static_cast<CowSiteBytes*>(VG_(malloc)("mg.cow.summary", (n + 1) * sizeof(CowSiteBytes)));
     n = 0;
     for (UInt id = 0; id < n_fork_sites; ++id)
         if (site_bytes[id]) sorted_sites[n++] = CowSiteBytes{id, site_bytes[id]};
     VG_(ssort)(sorted_sites, n, sizeof(CowSiteBytes), sites_desc);
-    sorted_writers = static_cast<CowWriter*>(
-        VG_(malloc)("mg.cow.summary", (n_writers + 1) * sizeof(CowWriter)));
+    sorted_writers =
+        static_cast<CowWriter*>(VG_(malloc)("mg.cow.summary", (n_writers + 1) * sizeof(CowWriter)));
     UInt w = 0;
     for (UInt i = 0; i < writers_cap; ++i)
         if (writers[i].bytes) sorted_writers[w++] = writers[i];

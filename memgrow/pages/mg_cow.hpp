@@ -19,6 +19,8 @@ extern bool cow_on;
 void cow_at_fork(ThreadId tid);
 // Adds the inline page check before each store of a superblock (cow_on only).
 IRSB* cow_instrument(IRSB* in, const VexGuestLayout* layout);
+// Whether a helper call is cow_instrument's page check (it reads no A-bits).
+bool cow_helper(const IRDirty* d);
 // A mapping made or removed over inherited pages: they are shared no more.
 void cow_unmapped(Addr a, SizeT len);
 

@@ -91,6 +91,13 @@ class CopyOnWrite(unittest.TestCase):
                 for c in f["copied"]:
                     if c.get("site") is not None and c["bytes"] > 1 << 20:
                         self.assertTrue(frame_at(doc["sites"][c["site"]]["frames"], build))
+            # expand inlines a child's writers as frames, as the tests' reader does.
+            read = source_line(SOURCE, "READ_HERE")
+            child = next(f for f in files if json.load(open(f)).get("fork", {}).get(
+                "copied_bytes", 0) > 1 << 20)
+            e = memgrow_report("expand", child)
+            self.assertEqual(e.returncode, 0, e.stderr)
+            self.assertTrue(frame_at(json.loads(e.stdout)["fork"]["writers"][0]["frames"], read))
             show = memgrow_report("show", merged)
             self.assertEqual(show.returncode, 0, show.stderr)
             self.assertRegex(show.stdout, r"copy-on-write: 3 workers copied 3\d\.\d MiB of "

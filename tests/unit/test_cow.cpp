@@ -34,8 +34,8 @@ BOOST_AUTO_TEST_CASE(a_page_inside_one_big_block_is_all_its_sites) {
 BOOST_AUTO_TEST_CASE(blocks_share_a_page_pro_rata_and_the_shares_sum_to_the_page) {
     // 1000 bytes of site 1 and 3000 bytes of site 2 on the page, 96 bytes of
     // neither (headers, free space): 1024 and 3072 of the page's 4096.
-    std::vector<cow::Span> spans = {{0x20000 - 24, 1024, 1}, {0x20000 + 1096, 3000, 2},
-                                    {0x21000 + 16, 64, 3}};
+    std::vector<cow::Span> spans = {
+        {0x20000 - 24, 1024, 1}, {0x20000 + 1096, 3000, 2}, {0x21000 + 16, 64, 3}};
     auto s = shares(spans, 0x20000);
     BOOST_TEST(s.size() == 2u);
     BOOST_TEST(s[1] == 1000u * kPageBytes / 4000);
