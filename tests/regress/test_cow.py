@@ -109,6 +109,20 @@ class CopyOnWrite(unittest.TestCase):
             self.assertIn("copy-on-write: 3 workers copied", page)
             self.assertEqual(page.count("copy-on-write: this process (forked from"), 3)
 
+    def test_a_system_call_writing_an_inherited_buffer_copies_its_pages(self):
+        r = run([program("cow_read")])
+        self.assertEqual(r.rc, 0, r.log)
+        child = next(rep for rep in r.reports if "fork" in rep)
+        lead = child["fork"]["copied"][0]
+        [site] = [s for s in child["sites"] if s["id"] == lead["site"]]
+        buffer = source_line("tests/regress/cow_read.c", "BUFFER_HERE")
+        read = source_line("tests/regress/cow_read.c", "READ_SYSCALL")
+        self.assertTrue(any(f["line"] == buffer for f in site["frames"]), site["frames"])
+        self.assertLess(abs(lead["bytes"] - (1 << 19)), (1 << 19) / 10, lead)
+        writer = child["fork"]["writers"][0]
+        self.assertTrue(any(f["line"] == read and f["file"].endswith("cow_read.c")
+                            for f in writer["frames"]), writer)
+
     def test_a_process_that_never_forked_has_no_fork_section(self):
         r = run([program("grow_list")])
         self.assertEqual(r.rc, 0, r.log)
