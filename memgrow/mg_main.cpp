@@ -9,6 +9,7 @@
 #include "intercept/mg_exec.hpp"
 #include "intercept/mg_heap.hpp"
 #include "intercept/mg_host_insns.hpp"
+#include "pages/mg_cow.hpp"
 #include "scan/mg_leak.hpp"
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
@@ -73,16 +74,19 @@ void post_clo_init() {
     timeline_init();
 }
 
-// Refused instructions, the access checks and CPython's free-list revivals
-// get their own passes, in that order: the access checks must see only the
-// client's loads and stores, not the tool memory the later passes read. The
-// clock instruments only with --time-unit=i: each superblock adds its
-// instruction count when it starts (superblocks left early by a side exit
-// still count whole; the clock stays deterministic).
+// Refused instructions, a forked child's page checks, the access checks and CPython's free-list
+// revivals get their own passes, in that order: the access checks must see only the client's loads
+// and stores, not the tool memory the later passes read. The clock instruments only with
+// --time-unit=i: each superblock adds its instruction count when it starts (superblocks left early
+// by a side exit still count whole; the clock stays deterministic).
 IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout* layout,
                  const VexGuestExtents* vge, const VexArchInfo* host, IRType, IRType) {
     in = host_insns_instrument(in, host);
-    if (abits_on) in = access_instrument(in, layout);
+    // A forked child's page checks come before the passes that add stores
+    // of their own; the access checks leave out the page map's loads.
+    IRTemp client_tmps = in->tyenv->types_used;
+    if (cow_on) in = cow_instrument(in, layout);
+    if (abits_on) in = access_instrument(in, layout, client_tmps);
     in = revival_instrument(in, layout, vge);
     if (clo.time_unit != TimeUnit::instructions) return in;
     ULong n_instrs = 0;
@@ -142,6 +146,7 @@ void fini(Int /*exitcode*/) {
 // away or lose permissions end what the client-memory checks cached.
 void on_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool executable, ULong) {
     memevents_mmap(a, len, rr, ww, executable);
+    cow_unmapped(a, len);
     if (executable) {
         python_code_mapped();
         revival_code_mapped();
@@ -149,6 +154,7 @@ void on_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool executable, ULong) {
 }
 void on_munmap(Addr a, SizeT len) {
     memevents_munmap(a, len);
+    cow_unmapped(a, len);
     client_memory_changed();
 }
 void on_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx) {
@@ -160,8 +166,14 @@ void on_deliver_signal(ThreadId, Int sig, Bool) {
     host_insns_signal_delivered(sig);
 }
 
-void at_fork_child(ThreadId) {
+void at_fork_child(ThreadId tid) {
     forked_child = true;
+    cow_at_fork(tid);
+}
+
+// A system call's write into client memory (read(), a struct filled in).
+void on_post_mem_write(CorePart, ThreadId tid, Addr a, SizeT len) {
+    if (cow_on && len) cow_write_slow(tid, a, len);
 }
 
 void pre_clo_init() {
@@ -183,6 +195,7 @@ void pre_clo_init() {
     VG_(track_change_mem_mprotect)(on_mprotect);
     VG_(track_die_mem_brk)(on_munmap);
     VG_(track_pre_deliver_signal)(on_deliver_signal);
+    VG_(track_post_mem_write)(on_post_mem_write);
     heap_init();
     exec_pre_init();
     live_pre_init();

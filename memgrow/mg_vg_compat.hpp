@@ -160,6 +160,18 @@ inline bool core_walks_client_arena_at_exit() {
     return VG_(clo_stats) || VG_(clo_sanity_level) > 1 || VG_(clo_profile_heap);
 }
 
+// --- The core's guard on discarding translations (every release has it):
+// set only while a client request is handled, though any moment the
+// scheduler runs outside generated code is as safe. A forked child's fork
+// syscall returns at such a moment (pages/mg_cow.cpp).
+extern "C" Bool VG_(ok_to_discard_translations);
+inline void discard_all_translations(const HChar* why) {
+    Bool was = VG_(ok_to_discard_translations);
+    VG_(ok_to_discard_translations) = True;
+    VG_(discard_translations_safely)(0, SizeT(1) << 47, why);
+    VG_(ok_to_discard_translations) = was;
+}
+
 // Gives the pages of [a, a + len) back to the kernel (MADV_DONTNEED): the
 // mapping stays, and reads as zeros.
 inline void discard_pages(Addr a, SizeT len) {

@@ -223,6 +223,7 @@ class Expander {
         if (key_ == "mark_buckets" && v.is_number_unsigned()) mark_buckets_ = v.get<std::size_t>();
         if (key_ == "quiet_growth") quiet_ = v;
         if (v2_ && format2::own_field(key_)) return;
+        if (v2_ && key_ == "fork" && v.is_object()) return fork(v);
         member_key();
         if (v2_ && key_ == "folded" && v.is_array()) return folded(v);
         out_.put(v.dump());
@@ -279,6 +280,41 @@ class Expander {
         }
     }
 
+    // The frames of a stack node (null: none) as a format-1 array.
+    void put_frames(const ojson& stack) {
+        out_.put('[');
+        if (stack.is_number_integer()) frames_of(stack);
+        out_.put(']');
+    }
+
+    // A forked child's "fork" (after the tables): its writers' stacks as frames.
+    void fork(const ojson& v) {
+        member_key();
+        out_.put('{');
+        bool first = true;
+        for (auto it = v.begin(); it != v.end(); ++it) {
+            if (!first) out_.put(',');
+            first = false;
+            out_.put(ojson(it.key()).dump());
+            out_.put(':');
+            if (it.key() != "writers" || !it.value().is_array()) {
+                out_.put(it.value().dump());
+                continue;
+            }
+            out_.put('[');
+            for (std::size_t i = 0; i < it.value().size(); ++i) {
+                const ojson& w = it.value()[i];
+                out_.put(i ? ",{\"frames\":" : "{\"frames\":");
+                put_frames(w.is_object() ? w.value("stack", ojson()) : ojson());
+                out_.put(",\"bytes\":");
+                out_.put((w.is_object() ? w.value("bytes", ojson(0)) : ojson(0)).dump());
+                out_.put('}');
+            }
+            out_.put(']');
+        }
+        out_.put('}');
+    }
+
     // A row as its site: the parts before and after the frames from
     // format2.hpp, the frames from the tables as text.
     void row(const ojson& v) {
@@ -290,9 +326,8 @@ class Expander {
         head.pop_back(); // its '}'
         if (index_) out_.put(',');
         out_.put(head);
-        out_.put(",\"frames\":[");
-        frames_of(v[1]);
-        out_.put(']');
+        out_.put(",\"frames\":");
+        put_frames(v[1]);
         for (auto it = p.tail.begin(); it != p.tail.end(); ++it) {
             out_.put(',');
             out_.put(ojson(it.key()).dump());

@@ -67,6 +67,17 @@ template <class J> J expand_document(const J& root) {
             for (const J& row : it.value())
                 list.push_back(format2::folded_object(row, frames_of(row[0])));
             out[key] = std::move(list);
+        } else if (key == "fork" && it.value().is_object()) {
+            // A forked child's copy-on-write: its writers' stacks as frames.
+            J fork = it.value();
+            if (auto w = fork.find("writers"); w != fork.end() && w->is_array())
+                for (J& writer : *w)
+                    if (writer.is_object()) {
+                        J frames_of_writer = frames_of(writer.value("stack", J()));
+                        writer.erase("stack");
+                        writer["frames"] = std::move(frames_of_writer);
+                    }
+            out[key] = std::move(fork);
         } else {
             out[key] = it.value();
         }

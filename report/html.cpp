@@ -3,6 +3,7 @@
 // site table's rows come from embedded data (html_data.cpp) that the page's
 // script (html_assets.cpp) draws a page at a time.
 #include "report/html.hpp"
+#include "report/fork_view.hpp"
 
 #include "report/flame.hpp"
 #include "report/locate.hpp"
@@ -283,6 +284,8 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     const std::vector<const Site*> leading = leading_sites(r);
     // The first screen: the verdict, the heap over time, where it grows.
     fmt::format_to(it, "<p class=\"verdict\">{}</p>\n", markup_escape(verdict_text(r)));
+    if (std::string cow = fork_line({&r}); !cow.empty())
+        fmt::format_to(it, "<p class=\"meta\">copy-on-write: {}</p>\n", markup_escape(cow));
     std::vector<std::int64_t> ends;
     for (const Bucket& b : r.buckets)
         ends.push_back(b.end);
@@ -592,6 +595,11 @@ std::string html_page(const std::vector<Report>& reports, const HtmlOptions& o) 
     fmt::format_to(it, "<p class=\"meta\">{} report{} (one section per process)</p>\n",
                    reports.size(), reports.size() == 1 ? "" : "s");
     if (reports.size() > 1) {
+        std::vector<const Report*> all;
+        for (const Report& r : reports)
+            all.push_back(&r);
+        if (std::string cow = fork_line(all); !cow.empty())
+            fmt::format_to(it, "<p class=\"meta\">copy-on-write: {}</p>\n", markup_escape(cow));
         out += "<ul class=\"toc\">\n";
         for (std::size_t i = 0; i < reports.size(); ++i) {
             std::string command;

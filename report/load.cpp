@@ -145,6 +145,28 @@ class Reader {
         return out;
     }
 
+    ForkCopy fork_copy(const json& v, const std::string& where) const {
+        object(v, where);
+        ForkCopy out;
+        opt_integer(v, where, "parent_pid", out.parent_pid);
+        opt_integer(v, where, "inherited_bytes", out.inherited_bytes);
+        opt_integer(v, where, "copied_bytes", out.copied_bytes);
+        if (const json* copied = member(v, "copied")) {
+            array(*copied, where + "/copied");
+            for (std::size_t i = 0; i < copied->size(); ++i) {
+                std::string at = where + "/copied/" + std::to_string(i);
+                const json& c = object((*copied)[i], at);
+                std::int64_t bytes = integer(required(c, at, "bytes"), at + "/bytes");
+                if (const json* site = member(c, "site"))
+                    out.sites.emplace_back(integer(*site, at + "/site"), bytes);
+                else
+                    out.regions.emplace_back(string(required(c, at, "region"), at + "/region"),
+                                             bytes);
+            }
+        }
+        return out;
+    }
+
     const json& object(const json& v, const std::string& where) const {
         expect(v, v.is_object(), where, "an object");
         return v;
@@ -530,6 +552,7 @@ class Reader {
         }
         if (const json* lc = member(root, "leak_check"))
             r.leak_check = leak_check(*lc, "/leak_check");
+        if (const json* f = member(root, "fork")) r.fork = fork_copy(*f, "/fork");
         if (const json* procs = member(root, "processes")) {
             array(*procs, "/processes");
             for (std::size_t i = 0; i < procs->size(); ++i) {
@@ -546,6 +569,7 @@ class Reader {
                 }
                 opt_string(p, at, "time_unit", out.time_unit);
                 opt_string(p, at, "teardown", out.teardown);
+                if (const json* f = member(p, "fork")) out.fork = fork_copy(*f, at + "/fork");
                 r.processes.push_back(std::move(out));
             }
         }

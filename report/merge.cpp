@@ -20,7 +20,7 @@ using nlohmann::json;
 // The top-level fields that describe one process and its clock.
 const char* const kProcessFields[] = {"pid",          "ppid",       "command",     "time_unit",
                                       "bucket_width", "warmup_end", "teardown_at", "teardown",
-                                      "marks",        "buckets",    "leak_check"};
+                                      "marks",        "buckets",    "leak_check",  "fork"};
 
 struct Proc {
     json info;                      // what goes to processes[i]
@@ -176,7 +176,7 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
     // command, pid, clock and buckets, so that show and diff read it as ever.
     const Proc& root = procs[order.front()];
     for (const char* key : kProcessFields)
-        if (std::string(key) != "leak_check")
+        if (std::string(key) != "leak_check" && std::string(key) != "fork")
             if (auto it = root.info.find(key); it != root.info.end()) out[key] = *it;
     out["merged"] = true;
     json processes = json::array(), sites = json::array(), errors = json::array();
@@ -201,6 +201,13 @@ json merge_reports(const std::vector<MergeInput>& inputs) {
             sites.push_back(std::move(s));
         }
         std::map<std::int64_t, std::size_t> new_py; // its Python sites' ids, old to merged
+        // A forked child's copied pages name its sites: by their merged ids.
+        if (auto f = processes.back().find("fork"); f != processes.back().end() && f->is_object())
+            if (auto c = f->find("copied"); c != f->end() && c->is_array())
+                for (json& share : *c)
+                    if (auto id = share.find("site"); id != share.end() && id->is_number_integer())
+                        if (auto m = new_id.find(id->get<std::int64_t>()); m != new_id.end())
+                            *id = m->second;
         for (json& ps : p.python_sites) {
             new_py[int_of(ps, "id")] = python_sites.size();
             json subs = json::array();

@@ -367,11 +367,22 @@ struct Error {
     std::optional<std::int64_t> process; // a merged report's: index into Report::processes
 };
 
+// A forked child's copy-on-write (`fork`, docs/pages.md): what its first
+// writes to inherited pages copied, and what those pages held.
+struct ForkCopy {
+    std::int64_t parent_pid = 0, inherited_bytes = 0, copied_bytes = 0;
+    // (site id, bytes) and (region, bytes), largest first as written; in a
+    // merged report the ids are the merged sites'.
+    std::vector<std::pair<std::int64_t, std::int64_t>> sites;
+    std::vector<std::pair<std::string, std::int64_t>> regions;
+};
+
 // One process of a merged report (`processes[i]`, memgrow-report merge).
 struct Process {
     std::int64_t pid = 0, ppid = 0;
     std::vector<std::string> command;
     std::string time_unit, teardown;
+    std::optional<ForkCopy> fork;
 };
 
 // The projection to a memory limit (`projection`, docs/live.md): only when
@@ -399,6 +410,7 @@ struct Report {
     std::vector<Folded> folded;     // what the report folds (empty: it lists every site)
     std::vector<Error> errors;
     std::vector<Process> processes; // a merged report's processes; empty otherwise
+    std::optional<ForkCopy> fork;   // a forked child's
 };
 
 } // namespace mg::report

@@ -1,6 +1,7 @@
 // The text of `show`: a header for the run, then each class's top sites.
 #include "report/show.hpp"
 
+#include "report/fork_view.hpp"
 #include "report/locate.hpp"
 #include "report/site_key.hpp"
 #include "report/text.hpp"
@@ -166,6 +167,8 @@ std::string show_report(const Report& r, const ShowOptions& o) {
             "{} still reachable\n",
             with_commas(r.leak_check->definite.bytes), with_commas(r.leak_check->indirect.bytes),
             with_commas(r.leak_check->possible.bytes), with_commas(r.leak_check->reachable.bytes));
+    if (std::string cow = fork_line({&r}); !cow.empty())
+        fmt::format_to(it, "  copy-on-write: {}\n", terminal_text(cow));
 
     // Sites the filters keep, per class, most live bytes first.
     const std::array<SiteClass, 4> order = {SiteClass::leaked, SiteClass::growing,

@@ -4,6 +4,7 @@
 #include "checks/mg_memevents.hpp"
 #include "intercept/mg_heap_guard.hpp"
 #include "mg_options.hpp"
+#include "pages/mg_cow.hpp"
 
 namespace mg {
 
@@ -106,21 +107,6 @@ IRExpr* bad_condition(IRSB* sb, IRExpr* addr, UInt n) {
     return tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, any, c64(0)));
 }
 
-// The error names the instruction and unwinds the stack: the guest's IP,
-// SP and FP must be in the guest state when the helper runs.
-void annotate(IRDirty* d, const VexGuestLayout* layout) {
-    d->nFxState = 3;
-    const Int offs[3] = {layout->offset_IP, layout->offset_SP, layout->offset_FP};
-    const Int sizes[3] = {layout->sizeof_IP, layout->sizeof_SP, layout->sizeof_FP};
-    for (Int i = 0; i < 3; ++i) {
-        d->fxState[i].fx = Ifx_Read;
-        d->fxState[i].offset = offs[i];
-        d->fxState[i].size = sizes[i];
-        d->fxState[i].nRepeats = 0;
-        d->fxState[i].repeatLen = 0;
-    }
-}
-
 void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, UWord how,
                IRExpr* guard) {
     if (n == 0) return;
@@ -134,7 +120,7 @@ void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, UWo
                                    VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&access_slow)),
                                    mkIRExprVec_2(addr, c64(n | how)));
     if (cond) d->guard = cond;
-    annotate(d, layout);
+    access_annotate_unwind(d, layout);
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
 
@@ -404,8 +390,13 @@ struct PendingSp {
     }
 };
 
+// Temporaries from this one on are an earlier pass's (pages/mg_cow.cpp's
+// page-map loads): their accesses are the tool's, not the client's.
+IRTemp tool_tmps;
+
 void check(IRSB* out, const VexGuestLayout* layout, const SpOffsets& sp, PendingSp& pending,
            IRExpr* addr, UInt n, UWord how, IRExpr* guard) {
+    if (addr->tag == Iex_RdTmp && addr->Iex.RdTmp.tmp >= tool_tmps) return;
     if (!stack_poisoned && sp.near_sp(addr, n)) {
         ++checks_near_sp;
         return;
@@ -451,6 +442,19 @@ Int rmw_store(const IRSB* in, Int i, Int offset_sp) {
 
 } // namespace
 
+void access_annotate_unwind(IRDirty* d, const VexGuestLayout* layout) {
+    d->nFxState = 3;
+    const Int offs[3] = {layout->offset_IP, layout->offset_SP, layout->offset_FP};
+    const Int sizes[3] = {layout->sizeof_IP, layout->sizeof_SP, layout->sizeof_FP};
+    for (Int i = 0; i < 3; ++i) {
+        d->fxState[i].fx = Ifx_Read;
+        d->fxState[i].offset = offs[i];
+        d->fxState[i].size = sizes[i];
+        d->fxState[i].nRepeats = 0;
+        d->fxState[i].repeatLen = 0;
+    }
+}
+
 void request_make(Addr a, SizeT len, bool addressable) {
     abits_make(a, len, addressable);
     if (addressable || stack_poisoned || !abits_on || len == 0) return;
@@ -470,7 +474,8 @@ void access_print_stats() {
      checks_added, checks_near_sp, checks_merged, sp_moves, sp_updates);
 }
 
-IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
+IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps_from) {
+    tool_tmps = tool_tmps_from;
     static bool first = true;
     if (first) {
         // Before the client's first instruction: its SP is the initial one.
@@ -483,9 +488,14 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout) {
     Int merged_store = -1;
     for (Int i = 0; i < in->stmts_used; ++i) {
         IRStmt* st = in->stmts[i];
-        // What may read the A-bits or leave the superblock sees them current.
+        // What may read the A-bits or leave the superblock sees them current
+        // (an earlier pass's page check reads neither: it keeps a prologue's
+        // pushes one update).
         switch (st->tag) {
         case Ist_Dirty:
+            if (cow_helper(st->Ist.Dirty.details)) break;
+            pending.flush(out, sp);
+            break;
         case Ist_Exit:
         case Ist_PutI:
         case Ist_MBE:

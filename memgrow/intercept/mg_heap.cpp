@@ -6,6 +6,7 @@
 #include "intercept/mg_client_slabs.hpp"
 #include "intercept/mg_heap_guard.hpp"
 #include "intercept/mg_limits.hpp"
+#include "pages/mg_cow.hpp"
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"
 #include "python/mg_revival.hpp"
@@ -48,8 +49,11 @@ void release(const FreedBlock& f) {
     site_may_be_done(f.site); // no quarantined block names it any more
     if (custom_kind(f.kind)) return;
     if (f.slab) return slab_free(f.addr, f.size);
-    if (f.size > kZeroWhenAllocatedMax && zeroing())
+    if (f.size > kZeroWhenAllocatedMax && zeroing()) {
+        cow_tool_write(f.addr, f.size);
         VG_(memset)(reinterpret_cast<void*>(f.addr), 0, f.size);
+    }
+    cow_tool_write(f.addr - 1, 1); // the arena writes the chunk's header
     VG_(cli_free)(reinterpret_cast<void*>(f.addr));
 }
 
@@ -85,7 +89,12 @@ void* new_block(ThreadId tid, SizeT size, SizeT align, AllocKind kind, bool zero
     void* p = slab ? slab_alloc(size) : VG_(cli_malloc)(align, size);
     if (!p) return nullptr;
     limits_heap_changed(static_cast<Long>(size));
-    if (zero || (size <= kZeroWhenAllocatedMax && zeroing())) VG_(memset)(p, 0, size);
+    // In a forked child the arena's header and a zeroing copy their pages.
+    if (!slab) cow_tool_write(reinterpret_cast<Addr>(p) - 1, 1);
+    if (zero || (size <= kZeroWhenAllocatedMax && zeroing())) {
+        cow_tool_write(reinterpret_cast<Addr>(p), size);
+        VG_(memset)(p, 0, size);
+    }
     // The payload only: the arena's redzones around it stay not addressable.
     abits_make(reinterpret_cast<Addr>(p), size, true);
     Block* b = heap_record_block(tid, Table::host, reinterpret_cast<Addr>(p), size, kind);
@@ -263,6 +272,7 @@ void* mg_realloc(ThreadId tid, void* p, SizeT n) {
     SizeT old_size = old->size;
     void* q = new_block(tid, n, VG_(clo_alignment), AllocKind::malloc, false);
     if (!q) return nullptr; // the old block stays valid, as realloc requires
+    cow_tool_write(reinterpret_cast<Addr>(q), old_size < n ? old_size : n);
     VG_(memcpy)(q, p, old_size < n ? old_size : n);
     drop_block(tid, p, FreeCall::realloc);
     return q;

@@ -8,8 +8,10 @@
 #include "output/mg_report_select.hpp"
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
+#include "pages/mg_cow.hpp"
 #include "records/mg_symbols.hpp"
 #include "output/mg_stack_table.hpp"
+#include "records/mg_stack_tree.hpp"
 #include "records/mg_timeline.hpp"
 #include "core/intern_table.hpp"
 #include "core/json_writer.hpp"
@@ -379,6 +381,66 @@ bool listed(UInt id) {
     return selection->site[id];
 }
 
+// A forked child's copy-on-write (docs/pages.md): what its copied pages
+// held, by site or region, and the stacks that first wrote them (format 2:
+// "stack", a node of the stack table; format 1: "frames").
+void write_fork(JsonWriter& w, const CowSummary& c, bool v2) {
+    w.key("fork");
+    w.begin_object();
+    w.member_u("parent_pid", static_cast<ULong>(c.parent_pid));
+    w.member_u("inherited_bytes", c.inherited_bytes);
+    w.member_u("copied_bytes", c.copied_bytes);
+    w.key("copied");
+    w.begin_array();
+    // Sites and regions in one list, largest first.
+    UInt i = 0;
+    bool region_done[cow::kRegions] = {};
+    for (;;) {
+        UInt r_best = cow::kRegions;
+        for (UInt r = 0; r < cow::kRegions; ++r)
+            if (!region_done[r] && c.region_bytes[r] &&
+                (r_best == cow::kRegions || c.region_bytes[r] > c.region_bytes[r_best]))
+                r_best = r;
+        bool site_next = i < c.n_sites &&
+                         (r_best == cow::kRegions || c.sites[i].bytes >= c.region_bytes[r_best]);
+        if (!site_next && r_best == cow::kRegions) break;
+        w.begin_object();
+        if (site_next) {
+            w.member_u("site", c.sites[i].site);
+            w.member_u("bytes", c.sites[i++].bytes);
+        } else {
+            w.member("region", cow::region_name(static_cast<cow::Region>(r_best)));
+            w.member_u("bytes", c.region_bytes[r_best]);
+            region_done[r_best] = true;
+        }
+        w.end_object();
+    }
+    w.end_array();
+    w.key("writers");
+    w.begin_array();
+    for (UInt k = 0; k < c.n_writers; ++k) {
+        w.begin_object();
+        if (v2) {
+            UInt id =
+                c.writers[k].stack == kEmptyStack ? kNoStack : stack_table_id(c.writers[k].stack);
+            w.key("stack");
+            if (id == kNoStack)
+                w.null();
+            else
+                w.uinteger(id);
+        } else {
+            w.key("frames");
+            w.begin_array();
+            for_each_frame(c.writers[k].stack, c.writers[k].ep, write_frame, &w);
+            w.end_array();
+        }
+        w.member_u("bytes", c.writers[k].bytes);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
 void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
     const PySites& py = *a.py;
     const PySite* ps = py.sites[k];
@@ -679,6 +741,10 @@ void write_sites_v2(JsonWriter& w, const Analysis& a) {
         const PySite* ps = a.py->sites[k];
         if (selection->py[k]) stack_table_use(ps->stack, SiteView(ps->first)->epoch);
     }
+    const CowSummary* cow = cow_summary();
+    for (UInt k = 0; cow && k < cow->n_writers; ++k)
+        if (cow->writers[k].stack != kEmptyStack)
+            stack_table_use(cow->writers[k].stack, cow->writers[k].ep);
     stack_table_number();
     UInt* group_node =
         static_cast<UInt*>(VG_(malloc)("mg.json.groups", (selection->n_groups + 1) * sizeof(UInt)));
@@ -730,6 +796,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a) {
     }
     w.end_array();
     VG_(free)(group_node);
+    if (cow) write_fork(w, *cow, true);
     quiet_growth = nullptr;
     stack_table_end();
 }
@@ -893,6 +960,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
         }
         write_holders(w, a);
         write_folded(w, a);
+        if (const CowSummary* cow = cow_summary()) write_fork(w, *cow, false);
     }
     if (sel.min_bytes) {
         w.key("omitted_sites");

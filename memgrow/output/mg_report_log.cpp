@@ -10,6 +10,8 @@
 #include "core/format.hpp"
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
+#include "pages/mg_cow.hpp"
+#include "records/mg_stack_tree.hpp"
 
 namespace mg {
 
@@ -273,6 +275,92 @@ void print_totals(const Analysis& a) {
     VG_(umsg)("\n");
 }
 
+// "16.3 MiB", or "68 KiB" below a tenth of a MiB.
+void size_text(ULong bytes, HChar* out) {
+    HChar num[kDecimalBuf];
+    bool mib = bytes >= 1024 * 1024 / 10;
+    format_decimal(static_cast<double>(bytes) / (mib ? 1024.0 * 1024.0 : 1024.0), mib ? 1 : 0, num);
+    VG_(sprintf)(out, "%s %s", num, mib ? "MiB" : "KiB");
+}
+
+// What a copied share held: "objects from app.py:14 (load)".
+void held_text(const CowSummary& c, UInt i, HChar* out, SizeT size) {
+    HChar place[256];
+    SiteView s(c.sites[i].site);
+    stack_place(s->stack, s->epoch, place, sizeof place);
+    VG_(snprintf)(out, size, "objects from %s", place[0] ? place : "(no frames)");
+}
+
+// The writers by the line a person reads: stacks that differ below it (in
+// the C library, in the interpreter) are one line. Largest first.
+struct WriterLine {
+    HChar place[256];
+    ULong bytes;
+};
+UInt writer_lines(const CowSummary& c, WriterLine* out, UInt max) {
+    UInt n = 0;
+    for (UInt k = 0; k < c.n_writers; ++k) {
+        HChar place[256];
+        stack_place(c.writers[k].stack, c.writers[k].ep, place, sizeof place);
+        if (!place[0]) VG_(strcpy)(place, "(no frames)");
+        UInt i = 0;
+        while (i < n && VG_(strcmp)(out[i].place, place) != 0)
+            ++i;
+        if (i == n) {
+            if (n == max) continue;
+            VG_(strcpy)(out[n].place, place);
+            out[n++].bytes = 0;
+        }
+        out[i].bytes += c.writers[k].bytes;
+        for (; i > 0 && out[i].bytes > out[i - 1].bytes; --i) {
+            WriterLine t = out[i];
+            out[i] = out[i - 1];
+            out[i - 1] = t;
+        }
+    }
+    return n;
+}
+
+// A forked child's COPY-ON-WRITE section (docs/pages.md): the headline
+// names the largest holder and the largest writer, then up to --top of each.
+void print_cow(const CowSummary& c) {
+    HChar copied[kDecimalBuf], inherited[kDecimalBuf], bytes[kDecimalBuf], held[300],
+        share[kDecimalBuf];
+    static WriterLine lines[64];
+    UInt n_lines = writer_lines(c, lines, 64);
+    size_text(c.copied_bytes, copied);
+    size_text(c.inherited_bytes, inherited);
+    VG_(umsg)("COPY-ON-WRITE\n");
+    VG_(umsg)
+    ("this process (forked from %d) copied %s of the %s it inherited", c.parent_pid, copied,
+     inherited);
+    if (c.n_sites) {
+        held_text(c, 0, held, sizeof held);
+        size_text(c.sites[0].bytes, bytes);
+        VG_(umsg)(": %s held %s", bytes, held);
+    }
+    if (n_lines) {
+        format_decimal(100.0 * static_cast<double>(lines[0].bytes) / c.copied_bytes, 0, share);
+        VG_(umsg)("; first written at %s %s%%", lines[0].place, share);
+    }
+    VG_(umsg)("\n");
+    for (UInt i = 0; i < c.n_sites && i < static_cast<UInt>(clo.top); ++i) {
+        held_text(c, i, held, sizeof held);
+        size_text(c.sites[i].bytes, bytes);
+        VG_(umsg)(" held: %s, %s\n", bytes, held);
+    }
+    for (UInt r = 0; r < cow::kRegions; ++r)
+        if (c.region_bytes[r]) {
+            size_text(c.region_bytes[r], bytes);
+            VG_(umsg)(" held: %s, %s\n", bytes, cow::region_name(static_cast<cow::Region>(r)));
+        }
+    for (UInt k = 0; k < n_lines && k < static_cast<UInt>(clo.top); ++k) {
+        format_decimal(100.0 * static_cast<double>(lines[k].bytes) / c.copied_bytes, 1, share);
+        VG_(umsg)(" written: %s%% at %s\n", share, lines[k].place);
+    }
+    VG_(umsg)("\n");
+}
+
 // Settings that silently changed the answer, said at the end where the
 // findings are read.
 static void print_config_warnings(const Analysis& a) {
@@ -328,6 +416,7 @@ void print_summary(const Analysis& a) {
     // -q keeps the findings (the sites listed below), not the totals: as
     // memcheck's LEAK SUMMARY and its loss records.
     if (VG_(clo_verbosity) > 0) print_totals(a);
+    if (const CowSummary* cow = cow_summary()) print_cow(*cow);
 
     UInt* order = static_cast<UInt*>(VG_(malloc)("mg.log.order", (a.n_sites + 1) * sizeof(UInt)));
     for (UInt id = 0; id < a.n_sites; ++id)

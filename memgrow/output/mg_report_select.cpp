@@ -1,4 +1,5 @@
 #include "output/mg_report_select.hpp"
+#include "pages/mg_cow.hpp"
 #include "core/intern_table.hpp"
 #include "core/site_name.hpp"
 #include "mg_options.hpp"
@@ -51,7 +52,8 @@ bool lost_any(UInt id, const Analysis& a) {
 bool listed_alone(UInt id, const Analysis& a, ULong min_bytes) {
     SiteView s(id);
     return a.growth[id].cls != SiteClass::stable || s->peak_bytes >= min_bytes ||
-           s->space != Space::host || lost_any(id, a);
+           s->space != Space::host || lost_any(id, a) ||
+           cow_site_copied(id); // a forked child's "fork" names it
 }
 
 // The frame that names a stack (core/site_name.hpp): walked from the

@@ -333,6 +333,19 @@ UInt current_hybrid_stack(ThreadId tid, StackWord* w, UInt max) {
     return merge_python(stack, mask, py, w, depth, true);
 }
 
+UInt current_stack_node(ThreadId tid) {
+    StackWord w[kMaxSiteFrames];
+    UInt n = current_hybrid_stack(tid, w, kMaxSiteFrames);
+    if (!n) {
+        UInt depth = static_cast<UInt>(clo.depth);
+        Addr ips[kMaxSiteFrames + 4];
+        UInt got = VG_(get_StackTrace)(tid, ips, depth + 4, nullptr, nullptr, 0);
+        for (UInt i = 0; i < got && n < depth; ++i)
+            if (!in_preload(ips[i])) w[n++] = ips[i];
+    }
+    return n ? stack_tree_intern(w, n) : kEmptyStack;
+}
+
 ULong hybrid_memo_hits() {
     return memo.hits();
 }

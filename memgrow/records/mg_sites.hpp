@@ -56,6 +56,11 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device,
 // preload's frames kept (an error inside a replaced strlen shows it), into
 // w; 0 when no interpreter runs (the native stack is the whole story).
 UInt current_hybrid_stack(ThreadId tid, StackWord* w, UInt max);
+// The stack of tid now as a node of the stack tree: the hybrid stack when an
+// interpreter runs, else the native one without the preload's frames
+// (kEmptyStack when it has none). Uncached: for rare events (the first
+// write to a page a forked child inherited).
+UInt current_stack_node(ThreadId tid);
 // Frees the index that finds a stack's site (the sites stay, and the keys
 // are theirs): the last report needs none. A later lookup rebuilds it.
 void sites_drop_index();

@@ -190,6 +190,7 @@ namespace {
 // innermost frame of the program's own code names the site.
 struct Title {
     SiteNamer namer;
+    bool place_first; // "file:line (function)"
     HChar text[256];
 };
 
@@ -204,7 +205,9 @@ void take_title(const Frame& f, void* ctx) {
     t->namer.offer(f.function, f.file, f.object, f.python);
     if (t->namer.index + 1 != t->namer.seen) return; // not better than the one kept
     const HChar* fn = f.function ? f.function : "???";
-    if (f.file)
+    if (f.file && t->place_first)
+        VG_(snprintf)(t->text, sizeof t->text, "%s:%d (%s)", base_name(f.file), f.line, fn);
+    else if (f.file)
         VG_(snprintf)(t->text, sizeof t->text, "%s (%s:%d)", fn, base_name(f.file), f.line);
     else if (f.object)
         VG_(snprintf)(t->text, sizeof t->text, "%s (in %s)", fn, base_name(f.object));
@@ -217,6 +220,13 @@ void take_title(const Frame& f, void* ctx) {
 void site_title(const Site* s, HChar* out, SizeT size) {
     Title t{};
     for_each_frame(s, take_title, &t);
+    VG_(snprintf)(out, size, "%s", t.text);
+}
+
+void stack_place(UInt stack, DiEpoch ep, HChar* out, SizeT size) {
+    Title t{};
+    t.place_first = true;
+    for_each_frame(stack, ep, take_title, &t);
     VG_(snprintf)(out, size, "%s", t.text);
 }
 

@@ -34,5 +34,8 @@ bool for_each_frame_of_word(StackWord w, DiEpoch ep, FrameVisitor visit, void* c
 // Python library (core/site_name.hpp, the rule memgrow-report uses too);
 // "" for a site without frames.
 void site_title(const Site* s, HChar* out, SizeT size);
+// The same frame of a node of the stack tree as "file:line (function)"
+// (the copy-on-write lines, which lead with where); "" without frames.
+void stack_place(UInt stack, DiEpoch ep, HChar* out, SizeT size);
 
 } // namespace mg

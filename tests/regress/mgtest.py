@@ -191,6 +191,9 @@ def expand(doc):
 
     out = {}
     for key, value in doc.items():
+        if key == "fork":  # writers' stacks inlined as frames
+            value = dict(value, writers=[{"frames": frames_of(w["stack"]), "bytes": w["bytes"]}
+                                         for w in value["writers"]])
         if key in ("frames", "stacks", "site_count", "python_site_count", "quiet_growth",
                    "mark_buckets", "revision", "folded_count"):
             continue

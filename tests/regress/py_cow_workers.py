@@ -1,0 +1,40 @@
+"""A dataset of small dicts read by two workers started the way argv[1]
+names (fork, spawn, or os.fork directly), each reading half of it: a read
+changes each dict's reference count, so a forked worker copies the pages
+its half spans."""
+import multiprocessing
+import os
+import sys
+
+RECORDS = 50_000
+DATA = []
+
+
+def load():
+    DATA.extend([{"id": i, "name": "r"} for i in range(RECORDS)])  # DATASET_HERE
+
+
+def work(half):
+    lo, hi = half * len(DATA) // 2, (half + 1) * len(DATA) // 2
+    seen = [rec for rec in DATA[lo:hi]]  # READ_HERE
+    print("worker", half, "pid", os.getpid(), "read", len(seen), flush=True)
+
+
+if __name__ == "__main__":
+    how = sys.argv[1]
+    load()
+    if how == "os.fork":
+        for half in range(2):
+            pid = os.fork()
+            if pid == 0:
+                work(half)
+                os._exit(0)
+            os.waitpid(pid, 0)
+    else:
+        ctx = multiprocessing.get_context(how)
+        for half in range(2):
+            p = ctx.Process(target=work, args=(half,))
+            p.start()
+            p.join()
+            assert p.exitcode == 0, p.exitcode
+    print("done", how)
