@@ -1,0 +1,42 @@
+// Who holds a site's memory (docs/holders.md), as every view writes it:
+// show, html, sarif and diff read a site's `held_by` and the report's
+// `holders` through these, so that a holder reads the same everywhere.
+#pragma once
+
+#include "report/model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace mg::report {
+
+// "dict, 12,000 keys, no bound": the type, length and bound where the tool
+// read them; empty where it read none (a native holder).
+std::string holder_about(const HolderName& h);
+
+// "journal (global)", "service.TOKEN_STATS (dict, 12,000 keys, no bound)":
+// the path, then holder_about, led by the root's kind where no type was
+// read ("slots (global, bound 4,096)").
+std::string holder_words(const HolderName& h);
+
+// "journal (global), 48,000 bytes in 1,000 blocks, 100%": the log's line.
+std::string held_by_text(const HeldBy& h);
+
+// The steps of a path from the root, as the tool writes them between " → ":
+// {"table", "block from grow_table (cache.c:40)"}; one step for a path
+// without them.
+std::vector<std::string> holder_steps(const std::string& path);
+
+// The path without its line numbers ("main (a.c:88)" -> "main (a.c)"): a
+// holder named by code (a frame, a block's site) keeps its key when lines
+// move (diff's moved sites).
+std::string holder_path_key(const std::string& path);
+
+// The bytes of site `s` (of report `r`) that holder `h` keeps: its `held_by` entry for the
+// holder (by id, else by path), else all its live bytes.
+std::int64_t bytes_held(const Report& r, const Site& s, const Holder& h);
+
+// The report's holder with this id, or nullptr (merged reports drop them).
+const Holder* find_holder(const Report& r, std::int64_t id);
+
+} // namespace mg::report
