@@ -69,10 +69,4 @@ std::int64_t bytes_held(const Report& r, const Site& s, const Holder& h) {
     return s.live_bytes;
 }
 
-const Holder* find_holder(const Report& r, std::int64_t id) {
-    for (const Holder& h : r.holders)
-        if (h.id == id) return &h;
-    return nullptr;
-}
-
 } // namespace mg::report

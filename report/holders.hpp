@@ -36,7 +36,4 @@ std::string holder_path_key(const std::string& path);
 // holder (by id, else by path), else all its live bytes.
 std::int64_t bytes_held(const Report& r, const Site& s, const Holder& h);
 
-// The report's holder with this id, or nullptr (merged reports drop them).
-const Holder* find_holder(const Report& r, std::int64_t id);
-
 } // namespace mg::report
