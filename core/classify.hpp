@@ -68,6 +68,11 @@ struct Growth {
     double next_step = -1;        // resize staircase: bucket position where its next step is
                                   // due (may lie past the end); -1 when there is none
     bool after_marks = false;     // growing by the clock over the buckets after the last mark
+    // Plateau by the rule "bounded holder" (core/holder_rule.hpp): the bound
+    // of its main holder, how full that is, and the bytes at the bounds.
+    i64 bound = -1;
+    double fill = 0;
+    u64 bound_bytes = 0;
 };
 
 // Refleak rule of CPython's regrtest -R (Lib/test/libregrtest/refleak.py,

@@ -16,6 +16,11 @@
 // The walk from the roots goes breadth first (the final marks do not depend
 // on the order: states only rise, and a rise rescans), so each reached block
 // remembers the shortest way it was reached: its holder (memgrow/holders/).
+// Some edges keep nothing alive in the program's sense (CPython's GC list
+// links, an object's type pointer, any interior pointer no heuristic
+// accepts): a block first reached by one is marked
+// at once, as memcheck does, but scanned only when the strong edges are
+// exhausted, and a strong edge that reaches it before then becomes its way.
 #pragma once
 
 #include "types.hpp"
@@ -93,6 +98,9 @@ struct Mark {
     State state;
     bool pending;   // queued or on the clique stack
     u8 heuristic;   // reachable only through this heuristic (kNoHeuristic otherwise)
+    bool weak_via;  // first reached by a weak edge and not yet scanned
+    bool deferred;  // in the deferred list, waiting for the strong edges to end
+    bool scanned;   // scanned at least once
     usize indirect; // unreached (a clique leader): bytes lost through it;
                     // indirect: the block through which it was found;
                     // reachable, possible: how it was first reached (kViaRoot)
@@ -111,13 +119,20 @@ constexpr usize kPage = 4096;
 //       mapping ending at *end (inclusive)
 //   bool in_code(usize a);                         a is in an executable
 //       file mapping
+//   bool weak_edge(usize at, usize ptr, const Block& target, usize parent);
+//       the word at `at` (of the block at parent, 0 for a root) holding ptr
+//       keeps nothing alive in the program's sense (always false where the
+//       program has no such edges)
 template <class Memory> class Scanner {
   public:
-    // marks and stack have n entries each, owned by the caller.
-    Scanner(const Block* blocks, u32 n, Mark* marks, u32* stack, u32 heuristics, Memory& mem)
-        : blocks_(blocks), n_(n), marks_(marks), stack_(stack), heuristics_(heuristics), mem_(mem) {
+    // marks and stack have n entries each, owned by the caller; deferred
+    // too, or null: weak edges are then followed like the others.
+    Scanner(const Block* blocks, u32 n, Mark* marks, u32* stack, u32 heuristics, Memory& mem,
+            u32* deferred = nullptr)
+        : blocks_(blocks), n_(n), marks_(marks), stack_(stack), deferred_(deferred),
+          heuristics_(heuristics), mem_(mem) {
         for (u32 i = 0; i < n; ++i)
-            marks_[i] = Mark{State::unreached, false, kNoHeuristic, 0};
+            marks_[i] = Mark{State::unreached, false, kNoHeuristic, false, false, false, 0};
         if (n) {
             lo_ = blocks[0].addr;
             hi_ = blocks[n - 1].addr + (blocks[n - 1].size ? blocks[n - 1].size : 1);
@@ -127,8 +142,9 @@ template <class Memory> class Scanner {
     // A root range of non-heap memory, [lo, hi); foreign: memory of the CUDA
     // driver or runtime (see kForeign).
     void scan_root_range(usize lo, usize hi, bool foreign = false) {
-        mem_.for_each_word_at(
-            lo, hi, [this, foreign](usize at, usize v) { reach(v, true, kViaRoot | at, foreign); });
+        mem_.for_each_word_at(lo, hi, [this, foreign](usize at, usize v) {
+            reach(v, true, kViaRoot | at, foreign, at);
+        });
     }
     // A register's value, or a block that is a root in itself.
     void root_word(usize v) { reach(v, true, kViaRoot); }
@@ -199,10 +215,18 @@ template <class Memory> class Scanner {
         marks_[i].pending = true;
         stack_[(head_ + queued_++) % n_] = i;
     }
+    // A block first reached by a weak edge waits for the strong ones (a
+    // full list, which cannot happen, would only cost the way's quality).
+    void defer(u32 i) {
+        if (!deferred_ || n_deferred_ == n_) return enqueue(i);
+        marks_[i].pending = marks_[i].deferred = true;
+        deferred_[n_deferred_++] = i;
+    }
 
     // A root word or a word of a block reached from the roots; via: where
-    // the word is (kViaRoot | its address, or the block's index).
-    void reach(usize ptr, bool prior_definite, usize via, bool foreign = false) {
+    // the word is (kViaRoot | its address, or the block's index); at: the
+    // word's address (0: a register, no weak edge).
+    void reach(usize ptr, bool prior_definite, usize via, bool foreign = false, usize at = 0) {
         long i = find(ptr);
         if (i < 0) return;
         Mark& m = marks_[i];
@@ -211,6 +235,8 @@ template <class Memory> class Scanner {
         if (m.state == State::reachable) {
             // Now reached directly: no heuristic is needed for it any more.
             if (m.heuristic && ptr == b.addr) m.heuristic = kNoHeuristic;
+            if (m.weak_via && !m.scanned && exact(ptr, b) && !weak_edge(at, ptr, b, via))
+                promote(static_cast<u32>(i), via);
             return;
         }
         bool start = ptr == b.addr;
@@ -218,14 +244,44 @@ template <class Memory> class Scanner {
             m.heuristic = heuristic_for(ptr, b);
             start = m.heuristic != kNoHeuristic;
         }
+        // An interior pointer no heuristic accepts is weak too: it may be
+        // any value that happens to point there (a cache's counters).
+        bool weak = deferred_ && !m.scanned && (!start || weak_edge(at, ptr, b, via));
+        if (m.weak_via && !weak) promote(static_cast<u32>(i), via);
+        bool first = m.state == State::unreached;
         if (start && prior_definite) {
             m.state = State::reachable;
-            m.indirect = via;
-            enqueue(static_cast<u32>(i)); // rescan: what it points at rises too
-        } else if (m.state == State::unreached) {
+        } else if (first) {
             m.state = State::possible;
-            m.indirect = via;
-            enqueue(static_cast<u32>(i));
+        } else {
+            return;
+        }
+        if (first) m.indirect = via, m.weak_via = weak;
+        if (first && weak)
+            defer(static_cast<u32>(i));
+        else
+            enqueue(static_cast<u32>(i)); // rescan: what it points at rises too
+    }
+
+    // Whether ptr reaches b as a pointer to it (its start, or an interior
+    // pointer a heuristic accepts), without touching its mark.
+    bool exact(usize ptr, const Block& b) {
+        return ptr == b.addr ||
+               (heuristics_ && !(b.flags & kOpaque) && heuristic_for(ptr, b) != kNoHeuristic);
+    }
+    bool weak_edge(usize at, usize ptr, const Block& b, usize via) {
+        return deferred_ && at && mem_.weak_edge(at, ptr, b, via_root(via) ? 0 : blocks_[via].addr);
+    }
+    // A strong way to a block first reached by a weak one, before its scan:
+    // it becomes the way, and the block is scanned in the strong order.
+    void promote(u32 i, usize via) {
+        Mark& m = marks_[i];
+        m.weak_via = false;
+        m.indirect = via;
+        if (m.deferred) { // its deferred list entry goes stale
+            m.deferred = false;
+            m.pending = false;
+            enqueue(i);
         }
     }
 
@@ -242,20 +298,36 @@ template <class Memory> class Scanner {
         m.indirect = through;
     }
 
-    // Scans the queued blocks, breadth first, until none is left.
+    // Scans the queued blocks, breadth first, until none is left; then the
+    // blocks reached only by weak edges, each starting a strong wave again.
     void trace() {
-        while (queued_) {
-            u32 i = stack_[head_];
-            head_ = (head_ + 1) % n_, --queued_;
-            marks_[i].pending = false;
-            const Block& b = blocks_[i];
-            if (b.flags & kOpaque) continue;
-            bool foreign = b.flags & kForeign;
-            bool definite = marks_[i].state != State::possible;
-            mem_.for_each_word(b.addr, b.addr + b.size, [this, definite, i, foreign](usize v) {
-                reach(v, definite, i, foreign);
-            });
+        for (;;) {
+            while (queued_) {
+                u32 i = stack_[head_];
+                head_ = (head_ + 1) % n_, --queued_;
+                scan(i);
+            }
+            while (next_deferred_ < n_deferred_ && !marks_[deferred_[next_deferred_]].deferred)
+                ++next_deferred_; // promoted to the strong queue since
+            if (next_deferred_ == n_deferred_) break;
+            u32 i = deferred_[next_deferred_++];
+            marks_[i].deferred = false;
+            scan(i);
         }
+    }
+    void scan(u32 i) {
+        Mark& m = marks_[i];
+        m.pending = false;
+        m.scanned = true;
+        m.weak_via = false;
+        const Block& b = blocks_[i];
+        if (b.flags & kOpaque) return;
+        bool foreign = b.flags & kForeign;
+        bool definite = m.state != State::possible;
+        mem_.for_each_word_at(b.addr, b.addr + b.size,
+                              [this, definite, i, foreign](usize at, usize v) {
+                                  reach(v, definite, i, foreign, at);
+                              });
     }
 
     // Scans the blocks on the clique stack until it is empty.
@@ -322,6 +394,8 @@ template <class Memory> class Scanner {
     u32 n_;
     Mark* marks_;
     u32* stack_;
+    u32* deferred_;
+    u32 n_deferred_ = 0, next_deferred_ = 0;
     u32 top_ = 0;
     u32 head_ = 0, queued_ = 0; // the trace's queue in stack_
     u32 heuristics_;

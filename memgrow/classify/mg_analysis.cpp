@@ -147,7 +147,8 @@ static bool same_growth(const Growth& x, const Growth& y) {
            x.z == y.z && x.began == y.began && x.stopped == y.stopped &&
            x.rate_per_mark == y.rate_per_mark && x.marks_used == y.marks_used &&
            x.marks_adding == y.marks_adding && x.released_at_end == y.released_at_end &&
-           x.steps == y.steps && x.next_step == y.next_step && x.after_marks == y.after_marks;
+           x.steps == y.steps && x.next_step == y.next_step && x.after_marks == y.after_marks &&
+           x.bound == y.bound && x.fill == y.fill && x.bound_bytes == y.bound_bytes;
 }
 
 void GrowthTable::init(UInt n_sites) {

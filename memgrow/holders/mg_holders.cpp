@@ -1,25 +1,45 @@
 #include "holders/mg_holders.hpp"
+#include "holders/mg_pynames.hpp"
+#include "python/mg_pyobject.hpp"
 #include "records/mg_symbols.hpp"
 #include "scan/mg_leak.hpp"
+#include "core/holder_rule.hpp"
 
 namespace mg {
 
 namespace {
 
+// One (site, holder) pair: the bytes and blocks of the site the holder holds.
 struct Entry {
     UInt site;
-    ULong key;
-    ULong bytes;
     UInt blocks;
+    ULong key; // the holder: a block index, kViaRoot | root address, or kNotReached
+    ULong bytes;
+    bool direct; // every block reached straight from the holder (no chain between)
 };
 
 const ScannedBlock* blocks; // the last scan's, while holders are computed and named
 UInt n_blocks;
-Entry* entries; // by site, largest first, at most kMaxHeldBy a site
+UChar* wanted; // by site id: growing, plateau or leaked (itself or its Python site)
+UInt n_wanted_sites;
+ULong* memo; // by block index: its holder key, or kUnknown
+constexpr ULong kUnknown = kNotReached - 1;
+
+Entry* entries; // merged, by site then bytes (largest first)
 UInt n_entries;
-ULong* site_bytes; // by entry run: parallel to the first entry of each site
-UInt* run_first;   // the first entry of each site's run
-UInt n_runs;
+UInt* site_first; // by site id: its first entry (n_entries: none); n_sites + 1 of them
+UInt n_sites;
+
+Holder* holders; // by index; keys parallel, ascending
+ULong* holder_keys;
+UInt n_holders;
+
+bool at_teardown; // computed from the teardown scan, kept for the reports after
+// Per Python site of the last analysis applied: the few largest holders.
+HeldBy* py_held; // kMaxHeldBy per Python site
+UChar* n_py_held;
+ULong* py_bytes;
+UInt n_py;
 
 // The stack frame that owns a (its stack pointer), or false.
 bool stack_frame_of(Addr a, const ScannedStack** stack, UInt* frame) {
@@ -54,25 +74,57 @@ ULong canonical_root(ULong via) {
     return seg ? reach::kViaRoot | seg->start : via;
 }
 
-// The nearest ancestor of block i that is not of its site, or its root; a
-// lost block holds what was lost through it, whatever its site (kNotReached
-// for a definitely lost block itself).
-// Memoised by block, each chain is walked once: a million-node list costs a
-// million steps, not half a million squared.
-constexpr ULong kUnknown = kNotReached - 1;
-ULong* memo; // by block index: its holder key, or kUnknown
-
-bool same_structure(ULong via, UInt site) {
-    return via < n_blocks && blocks[via].site == site && blocks[via].kind != kDefinite;
+bool is_block(ULong key) {
+    return key < n_blocks;
 }
 
+constexpr ULong kSingleton = 2;
+
+// Whether the way up stops at block p: it is lost (a lost block holds what
+// was lost through it), or not part of a growing structure.
+bool holds(ULong p) {
+    const ScannedBlock& b = blocks[p];
+    if (b.kind == kDefinite) return true;
+    if (b.kind == kIndirect) return false; // a lost structure is its lost block's
+    if (!pyobj_on()) return b.site >= n_wanted_sites || !wanted[b.site];
+    // Under CPython the holder is an object, not its keys table or array;
+    // and an object its site made once is a container of its own, however
+    // the site is classed (a dict revived from a free list, a Python site
+    // that grows by other sub-sites).
+    if (!pyobj_in_block(b.addr, b.size)) return false;
+    return b.site >= n_wanted_sites || !wanted[b.site] ||
+           SiteView(b.site)->live_blocks <= kSingleton;
+}
+
+// The holder shown for block p: a bounded owner a few blocks up (an
+// lru_cache wrapper for its cache dict, a queue.Queue for its deque).
+ULong presented(ULong p) {
+    if (!pyobj_on()) return p;
+    constexpr UInt kUp = 4;
+    ULong idx[kUp];
+    WayBlock way[kUp];
+    UInt n = 0;
+    for (ULong b = p; is_block(b) && n < kUp; b = blocks[b].via)
+        idx[n++] = b;
+    for (UInt k = 0; k < n; ++k) // top down
+        way[k] = WayBlock{blocks[idx[n - 1 - k]].addr, blocks[idx[n - 1 - k]].size};
+    return n ? idx[n - 1 - py_presented(way, n)] : p;
+}
+
+// The holder of block i, memoised: each way is walked once (a million-node
+// list costs a million steps, not half a million squared). The ways form a
+// tree (the scan records the first), so the walk ends.
 ULong holder_key(UInt i) {
     if (memo[i] != kUnknown) return memo[i];
-    UInt site = blocks[i].site;
     ULong via = blocks[i].via, key = kNotReached;
-    for (UInt steps = 0; steps <= n_blocks; ++steps) { // the ways are a tree: no cycle
-        if (!same_structure(via, site)) {
-            key = via < n_blocks || via == kNotReached ? via : canonical_root(via);
+    for (UInt steps = 0; steps <= n_blocks; ++steps) {
+        if (via == kNotReached) break;
+        if (!is_block(via)) {
+            key = canonical_root(via);
+            break;
+        }
+        if (holds(via)) {
+            key = presented(via);
             break;
         }
         if (memo[via] != kUnknown) {
@@ -82,7 +134,7 @@ ULong holder_key(UInt i) {
         via = blocks[via].via;
     }
     memo[i] = key;
-    for (via = blocks[i].via; same_structure(via, site) && memo[via] == kUnknown;
+    for (via = blocks[i].via; is_block(via) && memo[via] == kUnknown && !holds(via);
          via = blocks[via].via)
         memo[via] = key;
     return key;
@@ -104,11 +156,33 @@ Int by_site_bytes(const void* x, const void* y) {
     return a->key < b->key ? -1 : a->key > b->key;
 }
 
-bool wanted(const Analysis& a, UInt site) {
-    if (site >= a.n_sites) return false;
-    SiteClass c = a.growth[site].cls;
+Int by_key(const void* x, const void* y) {
+    ULong a = *static_cast<const ULong*>(x), b = *static_cast<const ULong*>(y);
+    return a < b ? -1 : a > b;
+}
+
+bool class_wanted(SiteClass c) {
     return c == SiteClass::growing || c == SiteClass::plateau || c == SiteClass::leaked;
 }
+
+// Merges entries of equal (site, key), in place; returns how many are left.
+UInt merge(Entry* e, UInt n) {
+    VG_(ssort)(e, n, sizeof(Entry), by_site_key);
+    UInt m = 0;
+    for (UInt i = 0; i < n; ++i) {
+        if (m && e[m - 1].site == e[i].site && e[m - 1].key == e[i].key) {
+            e[m - 1].bytes += e[i].bytes;
+            e[m - 1].blocks += e[i].blocks;
+            e[m - 1].direct = e[m - 1].direct && e[i].direct;
+        } else {
+            e[m++] = e[i];
+        }
+    }
+    VG_(ssort)(e, m, sizeof(Entry), by_site_bytes);
+    return m;
+}
+
+// ---- Naming -----------------------------------------------------------------
 
 // A frame's "function (file:line)", or "function (in object)".
 struct FrameText {
@@ -161,12 +235,43 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
     VG_(snprintf)(buf, size, "mapped memory at %#lx", a);
 }
 
-void path_of(ULong key, HChar* buf, SizeT size, RootKind* kind, UInt depth) {
-    if (key == kNotReached) {
-        *kind = RootKind::heap;
-        VG_(snprintf)(buf, size, "nothing");
-        return;
+// A native global's capacity in pointers: the words its symbol covers
+// (probed, up to a limit), or -1.
+Long global_capacity(Addr start) {
+    const HChar* name = nullptr;
+    PtrdiffT off = 0;
+    DiEpoch ep = VG_(current_DiEpoch)();
+    if (!VG_(get_datasym_and_offset)(ep, start, &name, &off) || !name || off) return -1;
+    HChar first[128];
+    VG_(snprintf)(first, sizeof first, "%s", name);
+    constexpr Long kMaxProbes = 1 << 20;
+    Long words = 1;
+    for (; words < kMaxProbes; ++words) {
+        if (!VG_(get_datasym_and_offset)(ep, start + words * 8, &name, &off) || !name ||
+            off != words * 8 || VG_(strcmp)(name, first) != 0)
+            return words;
     }
+    return -1;
+}
+
+constexpr UInt kMaxWay = 64;
+
+// The blocks from the root down to block i (at most kMaxWay, the nearest).
+UInt way_to(UInt i, WayBlock* way) {
+    WayBlock rev[kMaxWay];
+    UInt n = 0;
+    for (ULong b = i; is_block(b) && n < kMaxWay; b = blocks[b].via) {
+        rev[n++] = WayBlock{blocks[b].addr, blocks[b].size};
+        if (blocks[b].kind == kDefinite) break;
+    }
+    for (UInt k = 0; k < n; ++k)
+        way[k] = rev[n - 1 - k];
+    return n;
+}
+
+// The native path: the root, then each heap block on the way whose site
+// differs from the one above it (four at most).
+void native_path(ULong key, HChar* buf, SizeT size, RootKind* kind, UInt depth) {
     if (reach::via_root(key)) {
         root_name(reach::via_root_address(key), buf, size, kind);
         return;
@@ -174,20 +279,190 @@ void path_of(ULong key, HChar* buf, SizeT size, RootKind* kind, UInt depth) {
     UInt i = static_cast<UInt>(key);
     HChar title[256];
     site_title(SiteView(blocks[i].site), title, sizeof title);
-    ULong up = holder_key(i);
-    if (blocks[i].kind == kDefinite) { // a lost block holds the ones lost through it
+    if (blocks[i].kind == kDefinite) {
         *kind = RootKind::heap;
         VG_(snprintf)(buf, size, "lost block from %s", title);
         return;
     }
-    if (depth == 4) { // deep enough for a person; the root is not named
+    ULong up = blocks[i].via;
+    while (is_block(up) && blocks[up].site == blocks[i].site && blocks[up].kind != kDefinite)
+        up = blocks[up].via; // a chain of one site is one step
+    if (depth == 4 || up == kNotReached) {
         *kind = RootKind::heap;
         VG_(snprintf)(buf, size, "… → block from %s", title);
         return;
     }
-    path_of(up, buf, size, kind, depth + 1);
+    native_path(is_block(up) ? up : canonical_root(up), buf, size, kind, depth + 1);
     SizeT len = VG_(strlen)(buf);
     VG_(snprintf)(buf + len, size - len, " → block from %s", title);
+}
+
+HChar* copy_string(const HChar* s) {
+    SizeT n = VG_(strlen)(s) + 1;
+    auto* c = static_cast<HChar*>(VG_(malloc)("mg.holders.name", n));
+    VG_(memcpy)(c, s, n);
+    return c;
+}
+
+// Names a holder and says what bounds it. direct: every block it holds
+// was reached straight from it.
+void name_holder(ULong key, bool direct, Holder* h) {
+    HChar path[512];
+    RootKind kind = RootKind::heap;
+    h->type = nullptr, h->length = -1, h->bound = -1;
+    WayBlock way[kMaxWay];
+    UInt n = 0;
+    if (is_block(key)) {
+        n = way_to(static_cast<UInt>(key), way);
+        ULong top = key;
+        while (is_block(top) && blocks[top].kind != kDefinite && is_block(blocks[top].via))
+            top = blocks[top].via;
+        ULong root = is_block(top) ? blocks[top].via : key;
+        if (is_block(top) && blocks[top].kind == kDefinite)
+            native_path(top, path, sizeof path, &kind, 0);
+        else if (root != kNotReached && !is_block(root))
+            root_name(reach::via_root_address(root), path, sizeof path, &kind);
+        else
+            path[0] = 0;
+        if (!py_way_name(way, n, path, sizeof path)) native_path(key, path, sizeof path, &kind, 0);
+        HChar type[64];
+        Long length, bound;
+        if (n && py_describe(way[n - 1], type, sizeof type, &length, &bound)) {
+            h->type = copy_string(type);
+            h->length = length, h->bound = bound;
+        } else if (direct && blocks[key].kind != kDefinite && blocks[key].site < n_wanted_sites &&
+                   !wanted[blocks[key].site]) {
+            h->bound = static_cast<Long>(blocks[key].size / 8); // a fixed heap array
+        }
+    } else {
+        root_name(reach::via_root_address(key), path, sizeof path, &kind);
+        if (direct && kind == RootKind::global)
+            h->bound = global_capacity(reach::via_root_address(key));
+    }
+    h->path = copy_string(path);
+    h->root = kind;
+}
+
+UInt holder_index(ULong key) {
+    UInt lo = 0, hi = n_holders;
+    while (lo < hi) {
+        UInt mid = (lo + hi) / 2;
+        if (holder_keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+// The holders of sites that are not wanted but hold the most bytes: growth
+// spread thin over many sites that each stayed small is the holder's.
+constexpr UInt kSpreadHolders = 32;
+void spread_candidates(ULong* keys, UInt* n) {
+    auto* e =
+        static_cast<Entry*>(VG_(malloc)("mg.holders.spread", (n_entries + 1) * sizeof(Entry)));
+    UInt m = 0;
+    for (UInt i = 0; i < n_entries; ++i)
+        if (entries[i].key != kNotReached && !wanted[entries[i].site])
+            e[m] = entries[i], e[m++].site = 0; // one run: merged by holder alone
+    m = merge(e, m);
+    for (UInt i = 0; i < m && i < kSpreadHolders; ++i)
+        keys[(*n)++] = e[i].key;
+    VG_(free)(e);
+}
+
+// The bounded-holder rule's verdict on one site's (or Python site's) run of
+// entries.
+BoundedVerdict verdict_of(const Entry* e, UInt n, ULong whole) {
+    constexpr UInt kMaxShares = 64;
+    HeldShare shares[kMaxShares];
+    UInt k = 0;
+    for (UInt i = 0; i < n && k < kMaxShares; ++i) {
+        if (e[i].key == kNotReached) continue;
+        UInt h = holder_index(e[i].key);
+        if (h == n_holders || holder_keys[h] != e[i].key) continue;
+        shares[k++] = HeldShare{e[i].bytes, holders[h].length, holders[h].bound};
+    }
+    return bounded_verdict(shares, k, whole);
+}
+
+// A growing site held by bounded holders becomes a plateau, with the bound
+// in its evidence. Returns whether it changed.
+bool apply_verdict(const BoundedVerdict& v, Growth* g) {
+    if (!v.bounded || g->cls != SiteClass::growing) return false;
+    g->cls = SiteClass::plateau;
+    g->rule = "bounded holder";
+    g->bound = v.bound;
+    g->fill = v.fill;
+    g->bound_bytes = v.bound_bytes;
+    return true;
+}
+
+void bounded_holder_rule(Analysis* a) {
+    for (UInt s = 0; s < n_sites; ++s) {
+        UInt first = site_first[s], end = site_first[s + 1];
+        if (first == end || a->growth[s].cls != SiteClass::growing) continue;
+        Growth g = a->growth[s];
+        if (!apply_verdict(verdict_of(entries + first, end - first, holders_site_bytes(s)), &g))
+            continue;
+        a->growth.set(s, g);
+        a->growth_class[s] = SiteClass::plateau;
+        ULong live = static_cast<ULong>(SiteView(s)->clock.live);
+        a->sites_in[static_cast<UInt>(SiteClass::growing)]--;
+        a->bytes_in[static_cast<UInt>(SiteClass::growing)] -= live;
+        a->sites_in[static_cast<UInt>(SiteClass::plateau)]++;
+        a->bytes_in[static_cast<UInt>(SiteClass::plateau)] += live;
+    }
+}
+
+void release_python_site_holders() {
+    void* owned[] = {py_held, n_py_held, py_bytes};
+    for (void* p : owned)
+        if (p) VG_(free)(p);
+    py_held = nullptr, n_py_held = nullptr, py_bytes = nullptr;
+    n_py = 0;
+}
+
+// Per Python site: its sub-sites' entries, merged by holder.
+void python_site_holders(const Analysis& a) {
+    release_python_site_holders();
+    if (!a.py) return;
+    n_py = a.py->n;
+    py_held =
+        static_cast<HeldBy*>(VG_(calloc)("mg.holders.py", n_py * kMaxHeldBy + 1, sizeof(HeldBy)));
+    n_py_held = static_cast<UChar*>(VG_(calloc)("mg.holders.py", n_py + 1, 1));
+    py_bytes = static_cast<ULong*>(VG_(calloc)("mg.holders.py", n_py + 1, sizeof(ULong)));
+    auto* e = static_cast<Entry*>(VG_(malloc)("mg.holders.py", (n_entries + 1) * sizeof(Entry)));
+    UInt n = 0;
+    for (UInt i = 0; i < n_entries; ++i) {
+        UInt ps = entries[i].site < a.n_sites ? a.py->of_site[entries[i].site] : kNoPySite;
+        if (ps == kNoPySite) continue;
+        py_bytes[ps] += entries[i].bytes;
+        if (entries[i].key == kNotReached || !class_wanted(a.py->sites[ps]->cls)) continue;
+        e[n] = entries[i];
+        e[n++].site = ps;
+    }
+    n = merge(e, n);
+    for (UInt i = 0, end; i < n; i = end) { // the bounded-holder rule, per Python site
+        UInt ps = e[i].site;
+        for (end = i; end < n && e[end].site == ps;)
+            ++end;
+        PySite* p = a.py->sites[ps];
+        Growth g = a.py->growth[ps];
+        if (apply_verdict(verdict_of(e + i, end - i, py_bytes[ps]), &g)) {
+            a.py->growth.set(ps, g);
+            p->cls = p->history = SiteClass::plateau;
+            a.py->in_class[static_cast<UInt>(SiteClass::growing)]--;
+            a.py->in_class[static_cast<UInt>(SiteClass::plateau)]++;
+        }
+    }
+    for (UInt i = 0; i < n; ++i) {
+        UInt ps = e[i].site;
+        if (n_py_held[ps] == kMaxHeldBy) continue;
+        py_held[ps * kMaxHeldBy + n_py_held[ps]++] =
+            HeldBy{holder_index(e[i].key), e[i].bytes, e[i].blocks};
+    }
+    VG_(free)(e);
 }
 
 } // namespace
@@ -208,96 +483,147 @@ const HChar* root_kind_name(RootKind k) {
     return "?";
 }
 
-void holders_compute(const Analysis& a) {
+void holders_compute(const Analysis& a_, bool teardown) {
     holders_release();
+    const Analysis* a = &a_;
+    at_teardown = teardown;
     bool obsolete = false;
     blocks = leak_scan_blocks(&n_blocks, &obsolete);
     if (!blocks) return;
+    n_sites = n_wanted_sites = a->n_sites;
+    wanted = static_cast<UChar*>(VG_(calloc)("mg.holders.wanted", n_sites + 1, 1));
+    for (UInt s = 0; s < n_sites; ++s) {
+        UInt ps = a->py ? a->py->of_site[s] : kNoPySite;
+        wanted[s] = class_wanted(a->growth[s].cls) ||
+                    (ps != kNoPySite && class_wanted(a->py->sites[ps]->cls));
+    }
     memo = static_cast<ULong*>(VG_(malloc)("mg.holders.memo", (n_blocks + 1) * sizeof(ULong)));
     for (UInt i = 0; i < n_blocks; ++i)
         memo[i] = kUnknown;
-    UInt n = 0;
-    for (UInt i = 0; i < n_blocks; ++i)
-        n += wanted(a, blocks[i].site);
-    if (!n) return;
-    auto* all = static_cast<Entry*>(VG_(malloc)("mg.holders.all", n * sizeof(Entry)));
-    UInt k = 0;
-    for (UInt i = 0; i < n_blocks; ++i)
-        if (wanted(a, blocks[i].site))
-            all[k++] = Entry{blocks[i].site, holder_key(i), blocks[i].size, 1};
-    VG_(ssort)(all, n, sizeof(Entry), by_site_key);
-    UInt merged = 0; // one entry per (site, holder)
-    for (UInt i = 0; i < n; ++i) {
-        if (merged && all[merged - 1].site == all[i].site && all[merged - 1].key == all[i].key) {
-            all[merged - 1].bytes += all[i].bytes;
-            all[merged - 1].blocks++;
-        } else {
-            all[merged++] = all[i];
-        }
+    entries = static_cast<Entry*>(VG_(malloc)("mg.holders", (n_blocks + 1) * sizeof(Entry)));
+    for (UInt i = 0; i < n_blocks; ++i) {
+        if (blocks[i].site >= n_sites) continue;
+        ULong key = holder_key(i);
+        entries[n_entries++] = Entry{blocks[i].site, 1, key, blocks[i].size, blocks[i].via == key};
     }
-    VG_(ssort)(all, merged, sizeof(Entry), by_site_bytes);
-    entries = static_cast<Entry*>(VG_(malloc)("mg.holders", (merged + 1) * sizeof(Entry)));
-    run_first = static_cast<UInt*>(VG_(malloc)("mg.holders.runs", (merged + 1) * sizeof(UInt)));
-    site_bytes = static_cast<ULong*>(VG_(malloc)("mg.holders.bytes", (merged + 1) * sizeof(ULong)));
-    for (UInt i = 0; i < merged;) {
-        UInt site = all[i].site, taken = 0;
-        run_first[n_runs] = n_entries;
-        site_bytes[n_runs] = 0;
-        for (; i < merged && all[i].site == site; ++i) {
-            site_bytes[n_runs] += all[i].bytes;
-            if (all[i].key != kNotReached && taken < kMaxHeldBy)
-                entries[n_entries++] = all[i], ++taken;
-        }
-        if (taken) ++n_runs;
+    n_entries = merge(entries, n_entries);
+    site_first = static_cast<UInt*>(VG_(malloc)("mg.holders", (n_sites + 1) * sizeof(UInt)));
+    for (UInt s = 0, e = 0; s <= n_sites; ++s) {
+        while (e < n_entries && entries[e].site < s)
+            ++e;
+        site_first[s] = e;
     }
-    VG_(free)(all);
+
+    // The holders worth a name: those of the wanted sites, and those that
+    // hold the most of the rest (growth spread thin over many sites).
+    auto* keys = static_cast<ULong*>(
+        VG_(malloc)("mg.holders.keys", (n_entries + kSpreadHolders + 1) * sizeof(ULong)));
+    UInt n_keys = 0;
+    for (UInt i = 0; i < n_entries; ++i) {
+        ULong k = entries[i].key;
+        if (k != kNotReached &&
+            (wanted[entries[i].site] || (is_block(k) && blocks[k].kind == kDefinite)))
+            keys[n_keys++] = k;
+    }
+    spread_candidates(keys, &n_keys);
+    VG_(ssort)(keys, n_keys, sizeof(ULong), by_key);
+    UInt distinct = 0;
+    for (UInt i = 0; i < n_keys; ++i)
+        if (!distinct || keys[distinct - 1] != keys[i]) keys[distinct++] = keys[i];
+    holder_keys = keys, n_holders = distinct;
+    holders = static_cast<Holder*>(VG_(calloc)("mg.holders", n_holders + 1, sizeof(Holder)));
+    for (UInt i = 0; i < n_entries; ++i) {
+        if (entries[i].key == kNotReached) continue;
+        UInt h = holder_index(entries[i].key);
+        if (h == n_holders || holder_keys[h] != entries[i].key) continue;
+        holders[h].bytes += entries[i].bytes;
+        holders[h].blocks += entries[i].blocks;
+        holders[h].n_sites++;
+    }
+    auto* direct = static_cast<UChar*>(VG_(malloc)("mg.holders.direct", n_holders + 1));
+    for (UInt h = 0; h < n_holders; ++h)
+        direct[h] = 1;
+    for (UInt i = 0; i < n_entries; ++i) {
+        if (entries[i].key == kNotReached) continue;
+        UInt h = holder_index(entries[i].key);
+        if (h < n_holders && holder_keys[h] == entries[i].key && !entries[i].direct) direct[h] = 0;
+    }
+    for (UInt h = 0; h < n_holders; ++h) {
+        ULong bytes = holders[h].bytes;
+        UInt nblocks = holders[h].blocks, nsites = holders[h].n_sites;
+        name_holder(holder_keys[h], direct[h], &holders[h]);
+        holders[h].bytes = bytes, holders[h].blocks = nblocks, holders[h].n_sites = nsites;
+        if (direct[h] && holders[h].bound >= 0 && !holders[h].type) holders[h].length = nblocks;
+    }
+    VG_(free)(direct);
+
+    VG_(free)(memo);
+    memo = nullptr;
+    // Nothing reads the scan's blocks after this: their record may go.
+    blocks = nullptr, n_blocks = 0;
 }
 
-namespace {
-// The run of a site, or n_runs.
-UInt run_of(UInt site) {
-    UInt lo = 0, hi = n_runs;
-    while (lo < hi) {
-        UInt mid = (lo + hi) / 2;
-        if (entries[run_first[mid]].site < site)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n_runs && entries[run_first[lo]].site == site ? lo : n_runs;
+bool holders_from_teardown() {
+    return at_teardown;
 }
-} // namespace
+
+void holders_apply(Analysis* a) {
+    if (!site_first) return;
+    bounded_holder_rule(a);
+    python_site_holders(*a);
+}
 
 UInt holders_of(UInt site, const HeldBy** out) {
     static HeldBy held[kMaxHeldBy];
-    UInt r = run_of(site);
-    if (r == n_runs) return 0;
-    UInt end = r + 1 < n_runs ? run_first[r + 1] : n_entries, n = 0;
-    for (UInt e = run_first[r]; e < end; ++e)
-        held[n++] = HeldBy{entries[e].key, entries[e].bytes, entries[e].blocks};
+    if (!site_first || site >= n_sites) return 0;
+    UInt n = 0;
+    for (UInt e = site_first[site]; e < site_first[site + 1] && n < kMaxHeldBy; ++e) {
+        UInt h = entries[e].key == kNotReached ? n_holders : holder_index(entries[e].key);
+        if (h < n_holders && holder_keys[h] == entries[e].key)
+            held[n++] = HeldBy{h, entries[e].bytes, entries[e].blocks};
+    }
     *out = held;
     return n;
 }
 
-ULong holders_site_bytes(UInt site) {
-    UInt r = run_of(site);
-    return r == n_runs ? 0 : site_bytes[r];
+UInt holders_of_python_site(UInt ps, const HeldBy** out) {
+    if (!n_py_held || ps >= n_py || !n_py_held[ps]) return 0;
+    *out = py_held + ps * kMaxHeldBy;
+    return n_py_held[ps];
 }
 
-void holders_path(ULong key, HChar* buf, SizeT size, RootKind* root) {
-    buf[0] = 0;
-    path_of(key, buf, size, root, 0);
+ULong holders_site_bytes(UInt site) {
+    if (!site_first || site >= n_sites) return 0;
+    ULong sum = 0;
+    for (UInt e = site_first[site]; e < site_first[site + 1]; ++e)
+        sum += entries[e].bytes;
+    return sum;
+}
+
+ULong holders_python_site_bytes(UInt ps) {
+    return py_bytes && ps < n_py ? py_bytes[ps] : 0;
+}
+
+const Holder* holders_all(UInt* n) {
+    *n = n_holders;
+    return holders;
 }
 
 void holders_release() {
-    VG_(free)(memo);
-    memo = nullptr;
-    VG_(free)(entries);
-    VG_(free)(run_first);
-    VG_(free)(site_bytes);
-    entries = nullptr, run_first = nullptr, site_bytes = nullptr;
-    n_entries = n_runs = 0;
+    for (UInt h = 0; h < n_holders; ++h) {
+        VG_(free)(holders[h].path);
+        if (holders[h].type) VG_(free)(const_cast<HChar*>(holders[h].type));
+    }
+    release_python_site_holders();
+    void* owned[] = {wanted, memo, entries, site_first, holders, holder_keys};
+    for (void* p : owned)
+        if (p) VG_(free)(p);
+    wanted = nullptr;
+    memo = holder_keys = nullptr;
+    entries = nullptr, site_first = nullptr, holders = nullptr;
+    n_entries = n_holders = n_sites = n_wanted_sites = 0;
     blocks = nullptr, n_blocks = 0;
+    at_teardown = false;
 }
 
 } // namespace mg

@@ -1,12 +1,14 @@
 // Who holds a site's memory (docs/holders.md). The leak scan records, for
 // each block it reaches, the shortest way it was first reached (a root word
-// or another block: core/reachability.hpp walks breadth first). A block's
-// holder is its nearest ancestor of another site, or the root itself: a
-// linked list's nodes collapse to what holds the list's head. For the
-// growing, plateau and leaked sites of an analysis, the holders are grouped
-// by that ancestor and their bytes summed; each is named in the program's
-// terms: a global by its symbol, a stack slot by the frame that owns it, a
-// register, mapped memory, or a heap block by its site, down from the root.
+// or another block: core/reachability.hpp walks breadth first, CPython's GC
+// links and type pointers last). A block's holder is its nearest ancestor
+// that is not part of a growing structure (a block of a site that is not
+// growing, plateau or leaked; under CPython, an object), or the root
+// itself: a linked list's nodes, a dict's table and keys, a record's fields
+// collapse to what holds the list, the dict, the container of records. For
+// every site the holders' bytes are summed; each holder is named in the
+// program's terms (a global, a frame, a module global, an attribute, a dict
+// key), with its type, length and bound when its type says so.
 #pragma once
 
 #include "classify/mg_analysis.hpp"
@@ -16,24 +18,45 @@ namespace mg {
 enum class RootKind : UChar { global, stack, register_, mapped, heap };
 const HChar* root_kind_name(RootKind k);
 
+// A holder, named while the client's memory could still be read.
+struct Holder {
+    HChar* path; // "service.TOKEN_STATS", "main (server.c:88) → block from …"
+    RootKind root;
+    const HChar* type; // "dict", "collections.deque"; null for native memory
+    Long length;       // items (a native array: the blocks it points at); -1 unknown
+    Long bound;        // the most it may hold; -1 when nothing bounds it
+    ULong bytes;       // of every site, at the scan
+    UInt blocks;
+    UInt n_sites; // sites it holds bytes of
+};
+
 struct HeldBy {
-    ULong key; // the scan's via of the holder: a block index or kViaRoot | address
+    UInt holder; // index into holders_all()
     ULong bytes;
     UInt blocks;
 };
+// A site's holders: largest first, at most kMaxHeldBy, into a buffer valid
+// until the next call.
 constexpr UInt kMaxHeldBy = 3;
 
-// From the last scan's blocks, for the sites `a` classifies growing, plateau
-// or leaked. Call after analyse() and before the scan's blocks are forgotten.
-void holders_compute(const Analysis& a);
+// From the last walk's blocks (leak_scan_blocks), for every site: call after
+// analyse() and while the client's memory is whole (the teardown scan's, at
+// teardown: at_teardown keeps them for the reports after it).
+void holders_compute(const Analysis& a, bool at_teardown);
+bool holders_from_teardown();
+// Applies the bounded-holder rule to a's classes (docs/classification.md) and
+// sums the holders of a's Python sites.
+void holders_apply(Analysis* a);
 // A site's holders, largest first; 0 when none (or not computed). Valid
 // until holders_release.
 UInt holders_of(UInt site, const HeldBy** out);
+// The same for a Python site (its sub-sites' holders summed).
+UInt holders_of_python_site(UInt py_site, const HeldBy** out);
 // The bytes of the site's blocks the scan reached or lost (the shares' whole).
 ULong holders_site_bytes(UInt site);
-// The holder's path ("journal", "main (server.c:88) → block from
-// make_ring (ring.c:12)") and its root's kind.
-void holders_path(ULong key, HChar* buf, SizeT size, RootKind* root);
+ULong holders_python_site_bytes(UInt py_site);
+// Every holder named, by index.
+const Holder* holders_all(UInt* n);
 void holders_release();
 
 } // namespace mg

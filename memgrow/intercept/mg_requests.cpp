@@ -69,13 +69,14 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     if (how.last) { // scanned: the blocks are done with (the scan's own record stays for holders)
         blocks_release_all();
         slabs_forget_free_slots();
-        // Nothing reads the client's memory or checks an access any more.
-        client_memory_discard();
         abits_release();
     }
     Analysis a;
     analyse(&a);
-    if (scanned) holders_compute(a);
+    if (scanned && !holders_from_teardown()) holders_compute(a, false); // before the pages go
+    holders_apply(&a);
+    // Nothing reads the client's memory or checks an access any more.
+    if (how.last) client_memory_discard();
     if (how.last) stack_tree_drop_index(); // after the Python sites' stacks are interned
     bool summary = how.summary, at_exit = how.at_exit;
     if (summary) {
@@ -100,8 +101,8 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
         *written = path;
     else
         VG_(free)(path);
-    holders_release();
-    if (how.last) leak_scan_forget_blocks(); // the holders' paths read them
+    if (how.last || !holders_from_teardown()) holders_release();
+    if (how.last) leak_scan_forget_blocks();
     analysis_release(&a);
     return ok;
 }
@@ -522,6 +523,11 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
             stack_tree_drop_index();
             sites_drop_index();
             leak_scan_teardown(tid, caller_sp);
+            // Who holds what, named while the program's objects are whole.
+            Analysis a;
+            analyse(&a);
+            holders_compute(a, true);
+            analysis_release(&a);
         }
         break;
     }

@@ -125,6 +125,11 @@ void write_growth(JsonWriter& w, const Growth& g, SiteClass history, const Analy
         w.uinteger(staircase_due(g));
     else
         w.null();
+    if (g.bound >= 0) { // plateau by the bounded-holder rule
+        w.member_u("bound", static_cast<ULong>(g.bound));
+        w.member_num("fill", g.fill);
+        w.member_u("bound_bytes", g.bound_bytes);
+    }
     w.end_object();
 }
 
@@ -228,31 +233,76 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
     w.end_object();
 }
 
-// "held_by" (docs/holders.md): who holds the site's memory at the scan,
-// largest first; type, length and bound are null for native holders.
-void write_held_by(JsonWriter& w, UInt id) {
-    const HeldBy* h;
-    UInt n = holders_of(id, &h);
+void write_holder_fields(JsonWriter& w, const Holder& x) {
+    w.member("path", x.path);
+    w.member("root", root_kind_name(x.root));
+    w.key("type");
+    if (x.type)
+        w.string(x.type);
+    else
+        w.null();
+    w.key("length");
+    if (x.length >= 0)
+        w.integer(x.length);
+    else
+        w.null();
+    w.key("bound");
+    if (x.bound >= 0)
+        w.integer(x.bound);
+    else
+        w.null();
+}
+
+// "holders": every holder named at the scan, by index (docs/holders.md).
+void write_holders(JsonWriter& w) {
+    UInt n;
+    const Holder* all = holders_all(&n);
     if (!n) return;
-    ULong whole = holders_site_bytes(id);
-    HChar path[1024];
+    w.key("holders");
+    w.begin_array();
+    for (UInt i = 0; i < n; ++i) {
+        w.begin_object();
+        w.member_u("id", i);
+        write_holder_fields(w, all[i]);
+        w.member_u("bytes", all[i].bytes);
+        w.member_u("blocks", all[i].blocks);
+        w.member_u("sites", all[i].n_sites);
+        w.end_object();
+    }
+    w.end_array();
+}
+
+// "held_by" (docs/holders.md): who holds the site's memory at the scan,
+// largest first; "holder" indexes the report's "holders".
+void write_held_by(JsonWriter& w, const HeldBy* h, UInt n, ULong whole) {
+    if (!n) return;
+    UInt n_all;
+    const Holder* all = holders_all(&n_all);
     w.key("held_by");
     w.begin_array();
     for (UInt i = 0; i < n; ++i) {
-        RootKind root;
-        holders_path(h[i].key, path, sizeof path, &root);
+        const Holder& x = all[h[i].holder];
         w.begin_object();
-        w.member("path", path);
-        w.member("root", root_kind_name(root));
-        w.key("type"), w.null();
-        w.key("length"), w.null();
-        w.key("bound"), w.null();
+        write_holder_fields(w, x);
+        w.member_u("holder", h[i].holder);
         w.member_u("bytes", h[i].bytes);
         w.member_u("blocks", h[i].blocks);
         w.member_num("share", whole ? static_cast<double>(h[i].bytes) / whole : 0.0);
         w.end_object();
     }
     w.end_array();
+}
+
+void write_site_held_by(JsonWriter& w, UInt id) {
+    const HeldBy* h;
+    UInt n = holders_of(id, &h);
+    write_held_by(w, h, n, holders_site_bytes(id));
+}
+
+void write_python_site_held_by(JsonWriter& w, UInt k) {
+    const HeldBy* h;
+    UInt n = holders_of_python_site(k, &h);
+    write_held_by(w, h, n, holders_python_site_bytes(k));
 }
 
 struct Counts {
@@ -285,7 +335,7 @@ void write_site(JsonWriter& w, const Site* s, const Analysis& a) {
     w.member_bool("suppressed", supp != nullptr);
     if (supp) w.member("suppression", supp);
     if (a.leaks) write_site_leaks(w, s->id, a);
-    write_held_by(w, s->id);
+    write_site_held_by(w, s->id);
     write_growth(w, g, a.growth_class[s->id], a);
     write_series(w, "series", s, a.n_buckets, 0);
     write_series(w, "allocated_series", s, a.n_buckets, 1);
@@ -329,6 +379,7 @@ void write_python_site(JsonWriter& w, UInt k, const Analysis& a) {
         w.end_object();
     }
     write_growth(w, py.growth[k], ps->history, a);
+    write_python_site_held_by(w, k);
     w.key("series");
     w.begin_array();
     for (UInt i = 0; i < a.n_buckets; ++i)
@@ -453,7 +504,7 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
         }
         if (a.leak_suppressed_by(s->id)) w.member_bool("lost_suppressed", true);
     }
-    write_held_by(w, s->id);
+    write_site_held_by(w, s->id);
     const Growth& g = a.growth[s->id];
     if (!growth_is_default(g, a.growth_class[s->id])) write_growth(w, g, a.growth_class[s->id], a);
     if (a.n_mark_buckets) { // change points, over the report's "mark_buckets"
@@ -512,6 +563,7 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt* next_id, UInt stack, con
     }
     if (!growth_is_default(py.growth[k], ps->history))
         write_growth(w, py.growth[k], ps->history, a);
+    write_python_site_held_by(w, k);
     if (a.n_mark_buckets) write_mark_changes(w, ps->marks, a.n_mark_buckets);
     // The sub-sites' ids rise (a Python site collects them in id order):
     // each is written as the step from the one before (the first from 0).
@@ -577,6 +629,7 @@ void write_sites_v2(JsonWriter& w, const Analysis& a, ULong* omitted, ULong* omi
             write_python_site_row(w, k, &next_id, stack_table_id(a.py->sites[k]->stack), a);
         w.end_array();
     }
+    write_holders(w);
     quiet_growth = nullptr;
     stack_table_end();
 }
@@ -742,6 +795,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
                 write_python_site(w, k, a);
             w.end_array();
         }
+        write_holders(w);
     }
     if (clo.json_stable_min_bytes) {
         w.key("omitted_sites");

@@ -66,6 +66,14 @@ void print_evidence(const Growth& g) {
             VG_(umsg)(", stopped at %'llu", tl.run.end_of(static_cast<UInt>(g.stopped)));
         if (g.released_at_end) VG_(umsg)(", released just before teardown");
         if (g.after_marks) VG_(umsg)(", after the last mark");
+        if (g.bound >= 0) {
+            HChar fill[kDecimalBuf], at_bound[48];
+            format_decimal(100 * g.fill, 0, fill, false);
+            human_bytes(g.bound_bytes, at_bound);
+            VG_(umsg)
+            ("; its holder is bounded at %'lld, %s%% full: %s at the bound", g.bound, fill,
+             at_bound);
+        }
         if (g.steps) VG_(umsg)
         ("; resize staircase of %u steps; next resize %s clock %'llu", g.steps,
          VG_(strcmp)(g.rule, "staircase") == 0 ? "due at" : "overdue since", staircase_due(g));
@@ -80,20 +88,36 @@ void print_evidence(const Growth& g) {
     }
 }
 
-// "held by: journal (global) 97%", under a site's headline (docs/holders.md).
-void print_held_by(UInt id) {
-    const HeldBy* h;
-    UInt n = holders_of(id, &h);
-    ULong whole = holders_site_bytes(id);
-    HChar path[1024], share[kDecimalBuf];
+// What a holder is, for its line: "dict, 12,000 items, no bound",
+// "collections.deque, 2,000 of 6,000 items", or its root's kind.
+void holder_description(const Holder& x, HChar* buf, SizeT n) {
+    HChar len[32], bound[32];
+    VG_(snprintf)(len, sizeof len, "%'lld", x.length);
+    VG_(snprintf)(bound, sizeof bound, "%'lld", x.bound);
+    const HChar* what = x.type ? x.type : root_kind_name(x.root);
+    const HChar* unit = x.type ? "items" : "slots";
+    if (x.length >= 0 && x.bound >= 0)
+        VG_(snprintf)(buf, n, "%s, %s of %s %s", what, len, bound, unit);
+    else if (x.length >= 0)
+        VG_(snprintf)(buf, n, "%s, %s %s, no bound", what, len, unit);
+    else
+        VG_(snprintf)(buf, n, "%s", what);
+}
+
+// "held by: service.TOKEN_STATS (dict, 12,000 items, no bound), 1,234 bytes
+// in 56 blocks, 97%", under a site's headline (docs/holders.md).
+void print_held_by(const HeldBy* h, UInt n, ULong whole) {
+    UInt n_all;
+    const Holder* all = holders_all(&n_all);
+    HChar what[160], share[kDecimalBuf];
     for (UInt i = 0; i < n; ++i) {
-        RootKind root;
-        holders_path(h[i].key, path, sizeof path, &root);
+        const Holder& x = all[h[i].holder];
+        holder_description(x, what, sizeof what);
         format_decimal(whole ? 100.0 * static_cast<double>(h[i].bytes) / whole : 0, 1, share,
                        false);
         VG_(umsg)
-        (" held by: %s (%s), %'llu bytes in %'u blocks, %s%%\n", path, root_kind_name(root),
-         h[i].bytes, h[i].blocks, share);
+        (" held by: %s (%s), %'llu bytes in %'u blocks, %s%%\n", x.path, what, h[i].bytes,
+         h[i].blocks, share);
     }
 }
 
@@ -107,7 +131,9 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
      static_cast<ULong>(s->clock.live), static_cast<ULong>(s->live_blocks), s->peak_bytes,
      space_name(s->space));
     print_evidence(g);
-    print_held_by(s->id);
+    const HeldBy* h;
+    UInt n = holders_of(s->id, &h);
+    print_held_by(h, n, holders_site_bytes(s->id));
     bool first = true;
     for_each_frame(s, print_frame, &first);
     if (first) VG_(umsg)("   (no frames)\n");
@@ -153,6 +179,10 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
      static_cast<ULong>(rank), of, fn ? fn : "???", file ? file : "?", line, bytes, ps->live_blocks,
      rate, unit_name(clo.time_unit, false));
     print_evidence(g);
+    UInt k = a.py->of_site[ps->first];
+    const HeldBy* h;
+    UInt n_held = holders_of_python_site(k, &h);
+    print_held_by(h, n_held, holders_python_site_bytes(k));
     bool first = true;
     for_each_frame(ps->stack, SiteView(ps->first)->epoch, print_frame, &first);
     UInt* subs = static_cast<UInt*>(VG_(malloc)("mg.log.sub", (ps->n_members + 1) * sizeof(UInt)));

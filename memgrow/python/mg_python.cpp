@@ -20,6 +20,7 @@ bool code_mapped = true; // look at the objects loaded at start-up too
 PyLayout layout_copy;    // the version's table (one field moved by the test switch)
 const PyLayout* layout = &layout_copy;
 Addr runtime; // &_PyRuntime
+SizeT runtime_size;
 const HChar* interpreter_path;
 ULong py_version;     // PY_VERSION_HEX
 UInt frame_extent;    // bytes of a frame that hold the fields read
@@ -115,7 +116,8 @@ struct ElfFile {
 };
 
 struct Found {
-    Addr runtime;  // the .PyRuntime section's address in the file
+    Addr runtime; // the .PyRuntime section's address in the file
+    SizeT runtime_size;
     ULong version; // Py_Version (PY_VERSION_HEX); 0 when absent
     bool has_eval; // defines _PyEval_EvalFrameDefault
     // The section's first bytes as the file initialises them: 3.13+ begins
@@ -141,6 +143,7 @@ bool read_elf(const HChar* path, Found* out) {
         if (s.name >= elf.sections[h.shstrndx].size) continue;
         if (VG_STREQ(names + s.name, ".PyRuntime")) {
             out->runtime = s.addr;
+            out->runtime_size = s.size;
             SizeT n = s.size < sizeof out->head ? s.size : sizeof out->head;
             constexpr UInt kProgbits = 1; // SHT_PROGBITS: initialised from the file
             if (s.type == kProgbits && elf.read(s.offset, out->head, n)) out->head_size = n;
@@ -251,6 +254,7 @@ void examine(const DebugInfo* di) {
     if (layout->frame_is_entry >= 0)
         frame_extent = VG_MAX(frame_extent, static_cast<UInt>(layout->frame_is_entry) + 1);
     runtime = f.runtime + static_cast<Addr>(VG_(DebugInfo_get_text_bias)(di));
+    runtime_size = f.runtime_size;
     interpreter_path = VG_(strdup)("mg.python.path", path);
     state = State::active;
     if (VG_(clo_verbosity) > 1) VG_(umsg)
@@ -815,6 +819,28 @@ bool python_immortal_object(Addr a, SizeT size) {
            read_client(a + kObType, &type) && read_client(type + kObType, &meta) &&
            read_client(meta + kObType, &metameta) &&
            (meta == metameta || (read_client(metameta + kObType, &meta) && meta == metameta));
+}
+
+bool python_static_data(Addr a) {
+    if (state != State::active) return false;
+    if (a >= runtime && a - runtime < runtime_size) return true;
+    const NSegment* seg = VG_(am_find_nsegment)(a);
+    const HChar* file = seg && seg->kind == SkFileC ? VG_(am_get_filename)(seg) : nullptr;
+    return file && interpreter_path && VG_(strcmp)(file, interpreter_path) == 0;
+}
+
+const PyLayout* python_layout() {
+    return state == State::active ? layout : nullptr;
+}
+
+bool python_string(Addr obj, HChar* out, SizeT n) {
+    static HChar buf[kMaxString];
+    if (state != State::active || !n || !read_string(obj, buf)) return false;
+    SizeT len = VG_(strlen)(buf);
+    if (len >= n) len = n - 1;
+    VG_(memcpy)(out, buf, len);
+    out[len] = 0;
+    return true;
 }
 
 bool python_frame_name(StackWord w, const HChar** function, const HChar** file, Int* line) {

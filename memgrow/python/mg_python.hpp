@@ -58,6 +58,16 @@ void python_block_freed(Addr a, SizeT size);
 // reference count says immortal and its type is a type).
 bool python_immortal_object(Addr a, SizeT size);
 
+// The active interpreter's layout, or null (no interpreter, or attribution
+// off): what memgrow/python/mg_pyobject.cpp reads objects with.
+struct PyLayout;
+const PyLayout* python_layout();
+// Whether a is the interpreter's static data: _PyRuntime (the runtime and
+// its main interpreter's state) or another static of its file.
+bool python_static_data(Addr a);
+// A str object as UTF-8, at most n - 1 bytes; false when it is not one.
+bool python_string(Addr obj, HChar* out, SizeT n);
+
 // The name of a Python frame token. False for a word that is not one.
 bool python_frame_name(StackWord w, const HChar** function, const HChar** file, Int* line);
 

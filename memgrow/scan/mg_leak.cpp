@@ -4,6 +4,7 @@
 #include "records/mg_blocks.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_python.hpp"
+#include "python/mg_pyobject.hpp"
 
 namespace mg {
 
@@ -86,6 +87,11 @@ struct ClientMemory {
     bool in_code(usize a) {
         const NSegment* seg = VG_(am_find_nsegment)(a);
         return seg && seg->kind == SkFileC && seg->hasT;
+    }
+
+    // CPython's GC links and type pointers are followed last (holders).
+    bool weak_edge(usize at, usize ptr, const reach::Block& target, usize parent) {
+        return pyobj_weak_edge(at, ptr, target.addr, target.size, parent);
     }
 };
 
@@ -389,6 +395,10 @@ Walk walk(bool with_registers) {
     w.marks =
         static_cast<reach::Mark*>(VG_(malloc)("mg.leak.marks", (n + 1) * sizeof(reach::Mark)));
     auto* stack = static_cast<u32*>(VG_(malloc)("mg.leak.stack", (n + 1) * sizeof(u32)));
+    // Without an interpreter there is no weak edge to put off.
+    u32* deferred = pyobj_on()
+                        ? static_cast<u32*>(VG_(malloc)("mg.leak.deferred", (n + 1) * sizeof(u32)))
+                        : nullptr;
     for (UInt i = 0; i < n; ++i) {
         const Block* b = w.blocks[i];
         u8 flags = b->kind == AllocKind::device        ? reach::kOpaque
@@ -399,7 +409,7 @@ Walk walk(bool with_registers) {
 
     Registers regs = collect_registers();
     ClientMemory mem;
-    Scanner scanner(view, n, w.marks, stack, clo.heuristics, mem);
+    Scanner scanner(view, n, w.marks, stack, clo.heuristics, mem, deferred);
     scan_roots(scanner, regs, cuda, with_registers);
     // CPython 3.12 leaves its immortal objects (interned strings above all)
     // allocated at exit by design: they are roots, not leaks.
@@ -413,6 +423,7 @@ Walk walk(bool with_registers) {
 
     release_registers(regs);
     VG_(free)(stack);
+    VG_(free)(deferred);
     VG_(free)(view);
     return w;
 }
@@ -602,6 +613,9 @@ void leak_scan_teardown(ThreadId tid, Addr caller_sp) {
     sp_override_tid = VG_INVALID_THREADID;
     for (UInt i = 0; i < w.n; ++i)
         if (w.marks[i].state == reach::State::reachable) w.blocks[i]->by_teardown = 1;
+    // For the holders, while the program's structures are still whole.
+    leak_scan_forget_blocks();
+    keep_blocks(w);
     release(w);
 }
 

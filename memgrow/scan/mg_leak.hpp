@@ -66,7 +66,8 @@ const LeakScan* leak_scan();
 const LeakScan* leak_scan_last(); // null before the first scan
 // The scan when teardown begins (Py_FinalizeEx, exit()): marks the blocks
 // reachable then, so that a later scan tells what teardown lost. It is not
-// one of the run's scans (leak_scan_last is unchanged). tid's stack is read
+// one of the run's scans (leak_scan_last is unchanged), but its blocks are
+// kept (leak_scan_blocks) for the holders, until the next scan. tid's stack is read
 // from caller_sp up (above the preload wrapper's frame that asked).
 void leak_scan_teardown(ThreadId tid, Addr caller_sp);
 // As teardown begins, zeroes tid's stack below its stack pointer: the frames

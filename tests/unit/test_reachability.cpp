@@ -68,6 +68,10 @@ struct Heap {
         return true;
     }
     bool in_code(usize a) { return a >= code_lo && a < code_hi; }
+    std::vector<usize> weak_words; // words whose edge keeps nothing alive (GC links)
+    bool weak_edge(usize at, usize, const Block&, usize) {
+        return std::find(weak_words.begin(), weak_words.end(), at) != weak_words.end();
+    }
 };
 
 struct Result {
@@ -376,4 +380,35 @@ BOOST_AUTO_TEST_CASE(a_possibly_reachable_block_remembers_the_interior_pointer) 
     s.finish();
     BOOST_TEST((marks[1].state == State::possible));
     BOOST_TEST(marks[1].indirect == 0u);
+}
+
+// A weak edge (CPython's GC list links) marks at once but is followed last:
+// the way recorded is the strong one, however deep, and the states are the
+// same as when every edge counts alike.
+BOOST_AUTO_TEST_CASE(a_weak_edge_reaches_but_the_strong_way_is_remembered) {
+    Heap h;
+    usize globals = h.alloc(2 * kWord);
+    h.blocks.pop_back();
+    usize gc = h.alloc(16), a = h.alloc(16), b = h.alloc(16), c = h.alloc(16), lone = h.alloc(24);
+    h.set(globals, gc); // a GC list head: gc -> c, c -> lone (links only)
+    h.set(gc, c);
+    h.set(c + kWord, lone + 8); // an interior link: possibly reachable, as before
+    h.set(globals + kWord, a);  // the program's way: a -> b -> c
+    h.set(a, b);
+    h.set(b, c);
+    h.weak_words = {gc, c + kWord};
+    std::vector<Mark> marks(h.blocks.size()), plain(h.blocks.size());
+    std::vector<u32> queue(h.blocks.size()), deferred(h.blocks.size());
+    Scanner<Heap> s(h.blocks.data(), 5, marks.data(), queue.data(), 0, h, deferred.data());
+    s.scan_root_range(globals, globals + 2 * kWord);
+    s.finish();
+    Scanner<Heap> p(h.blocks.data(), 5, plain.data(), queue.data(), 0, h);
+    p.scan_root_range(globals, globals + 2 * kWord);
+    p.finish();
+    for (usize i = 0; i < 5; ++i)
+        BOOST_TEST((marks[i].state == plain[i].state));
+    BOOST_TEST((marks[4].state == State::possible));
+    BOOST_TEST(plain[3].indirect == 0u); // every edge alike: c through gc, the first way
+    BOOST_TEST(marks[3].indirect == 2u); // weak ones last: c through b
+    BOOST_TEST(marks[4].indirect == 3u); // only a weak way: it is still the way
 }

@@ -1,0 +1,59 @@
+// The bounded-holder rule (docs/classification.md): a site whose bytes are
+// held, almost all, by holders whose type bounds them (a deque with maxlen,
+// an lru_cache with maxsize, a queue.Queue with maxsize, a fixed native
+// array pointing at the blocks) is a plateau, however it rose during the run:
+// it cannot outgrow the bounds. Its level at the bounds is projected from
+// how full each holder is.
+#pragma once
+
+#include "types.hpp"
+
+namespace mg {
+
+// At least this share of a site's bytes must be held by bounded holders.
+constexpr double kBoundedShare = 0.9;
+
+struct HeldShare {
+    u64 bytes;  // of the site, held by this holder
+    i64 length; // the holder's items now (-1 unknown)
+    i64 bound;  // the most it may hold (-1 none)
+};
+
+struct BoundedVerdict {
+    bool bounded = false;
+    i64 bound = -1;      // of the holder holding the most
+    double fill = 0;     // its length / bound
+    u64 bound_bytes = 0; // the site's bytes once every bounded holder is full
+};
+
+inline bool holder_bounded(const HeldShare& h) {
+    return h.bound > 0 && h.length >= 0 && h.length <= h.bound;
+}
+
+// whole: the site's bytes the scan found (held or not).
+inline BoundedVerdict bounded_verdict(const HeldShare* h, unsigned n, u64 whole) {
+    BoundedVerdict v;
+    u64 held = 0, largest = 0;
+    double projected = 0;
+    for (unsigned i = 0; i < n; ++i) {
+        if (!holder_bounded(h[i])) continue;
+        held += h[i].bytes;
+        // Each item holds its share; an empty holder adds nothing yet.
+        projected += h[i].length > 0
+                         ? static_cast<double>(h[i].bytes) * static_cast<double>(h[i].bound) /
+                               static_cast<double>(h[i].length)
+                         : 0;
+        if (h[i].bytes > largest) {
+            largest = h[i].bytes;
+            v.bound = h[i].bound;
+            v.fill = static_cast<double>(h[i].length) / static_cast<double>(h[i].bound);
+        }
+    }
+    v.bounded = whole > 0 && held > 0 &&
+                static_cast<double>(held) >= kBoundedShare * static_cast<double>(whole);
+    v.bound_bytes = static_cast<u64>(projected) + (whole - held);
+    if (!v.bounded) v.bound = -1, v.fill = 0, v.bound_bytes = 0;
+    return v;
+}
+
+} // namespace mg

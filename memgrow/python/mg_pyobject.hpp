@@ -1,0 +1,64 @@
+// CPython objects read from the client's memory for the holders
+// (memgrow/holders/): what object a heap block is, its type, a container's
+// length and bound, a dict's entries. Every read is checked first
+// (mg_client_memory.hpp) and every answer validated: a freed, half-built or
+// corrupted object gives "not an object", never a crash or a hang.
+//
+// The layouts used here are the stable parts of CPython's object model on
+// 3.11 to 3.15 (x86-64, GIL builds): the object header, PyTypeObject's
+// public fields, dicts and their keys, lists, tuples, deques and the C
+// lru_cache (docs/holders.md lists them).
+#pragma once
+
+#include "mg_vg.hpp"
+
+namespace mg {
+
+// Whether objects can be read: an interpreter is active.
+bool pyobj_on();
+
+// The object a heap block holds (past its GC header and pre-header), or 0.
+Addr pyobj_in_block(Addr block, SizeT size);
+// An object's type when it is a valid one (its chain of types reaches
+// `type`, which is its own type), else 0.
+Addr pyobj_type(Addr obj);
+// A type's tp_flags (0 when unreadable).
+ULong pyobj_type_flags(Addr type);
+constexpr ULong kPyTypeHeap = 1ul << 9, kPyTypeGC = 1ul << 14, kPyTypeIsType = 1ul << 31;
+// A type's name as the program writes it: "collections.deque", "dict", and
+// a class of the program by its module ("service.RequestLog").
+void pyobj_type_name(Addr type, HChar* buf, SizeT n);
+// Whether type's tp_name is exactly name.
+bool pyobj_type_is(Addr type, const HChar* name);
+
+// Whether the word at `at` (in the block at `parent`, 0 for a root) holding
+// ptr, which points into [target, target + size), is an edge that keeps
+// nothing alive in the program's sense: a GC list link (a pointer at a GC
+// header), an object's type pointer, or a word of _PyRuntime (whose caches
+// hold borrowed pointers).
+bool pyobj_weak_edge(Addr at, Addr ptr, Addr target, SizeT size, Addr parent);
+
+// A str as UTF-8, shortened to fit n bytes (an ellipsis marks the cut).
+bool pyobj_str(Addr obj, HChar* buf, SizeT n);
+// An int that fits 60 bits.
+bool pyobj_int(Addr obj, Long* v);
+// A short Python literal for a key: 'tok12', 42, or <tuple>.
+void pyobj_key_text(Addr obj, HChar* buf, SizeT n);
+
+// A dict's entries: f(ctx, key, value, address of the value's word) until f
+// returns false. Split dicts (an instance's attributes) are read with their
+// values array. Entries past the keys' capacity are never read.
+using DictVisit = bool (*)(void* ctx, Addr key, Addr value, Addr value_at);
+void pyobj_dict_entries(Addr dict, DictVisit f, void* ctx);
+// The value of a str key, or 0.
+Addr pyobj_dict_get(Addr dict, const HChar* key);
+// The dict an object keeps its attributes in (a type's tp_dict, a module's
+// md_dict, an instance's dict or managed dict), or 0.
+Addr pyobj_attributes(Addr obj);
+
+// Length (items) and bound (the most it may hold; -1 when none) of a
+// container object: dict, list, tuple, set, collections.deque (maxlen),
+// functools._lru_cache_wrapper (maxsize), queue.Queue (maxsize).
+bool pyobj_length(Addr obj, Long* length, Long* bound);
+
+} // namespace mg
