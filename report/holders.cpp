@@ -10,23 +10,22 @@
 namespace mg::report {
 
 std::string holder_about(const HolderName& h) {
-    std::string about = h.type ? *h.type : "";
-    auto add = [&](const std::string& part) { about += (about.empty() ? "" : ", ") + part; };
-    if (h.length) {
-        bool keyed = h.type && h.type->find("dict") != std::string::npos;
-        add(fmt::format("{} {}", with_commas(*h.length), keyed ? "keys" : "items"));
-    }
-    if (h.bound)
-        add("bound " + with_commas(*h.bound));
-    else if (h.type)
-        add("no bound");
-    return about;
+    std::string what = h.type ? *h.type : h.root;
+    const char* unit = h.type ? "items" : "slots";
+    if (h.length && h.bound)
+        return fmt::format("{}, {} of {} {}", what, with_commas(*h.length), with_commas(*h.bound),
+                           unit);
+    if (h.length) return fmt::format("{}, {} {}, no bound", what, with_commas(*h.length), unit);
+    return what;
 }
 
 std::string holder_words(const HolderName& h) {
     std::string about = holder_about(h);
-    if (!h.type && !h.root.empty()) about = h.root + (about.empty() ? "" : ", " + about);
     return about.empty() ? h.path : fmt::format("{} ({})", h.path, about);
+}
+
+bool holder_read(const HolderName& h) {
+    return h.type || h.length;
 }
 
 std::string held_by_text(const HeldBy& h) {

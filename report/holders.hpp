@@ -10,14 +10,18 @@
 
 namespace mg::report {
 
-// "dict, 12,000 keys, no bound": the type, length and bound where the tool
-// read them; empty where it read none (a native holder).
+// What a holder is, as the tool's log says it: "dict, 12,000 items, no
+// bound", "collections.deque, 2,000 of 6,000 items", "global, 900 of 4,096
+// slots" (a native array), or the root's kind alone ("global").
 std::string holder_about(const HolderName& h);
 
-// "journal (global)", "service.TOKEN_STATS (dict, 12,000 keys, no bound)":
-// the path, then holder_about, led by the root's kind where no type was
-// read ("slots (global, bound 4,096)").
+// "journal (global)", "service.TOKEN_STATS (dict, 12,000 items, no bound)":
+// the path, then holder_about.
 std::string holder_words(const HolderName& h);
+
+// Whether the tool read more of the holder than its root (a type, a
+// length): then holder_about says more than the root's kind.
+bool holder_read(const HolderName& h);
 
 // "journal (global), 48,000 bytes in 1,000 blocks, 100%": the log's line.
 std::string held_by_text(const HeldBy& h);

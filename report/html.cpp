@@ -338,7 +338,7 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     }
     out += "<h3>Live bytes over time</h3>\n";
     out += svg_chart(ends, spaces, x_label, "chart total-chart", 900, 260);
-    holders_section(out, r, rid);
+    holders_section(out, r, rid, o);
 
     // The top sites of each problem class, each with its evidence, chart
     // and stack: a bounded number of cards however many sites there are.

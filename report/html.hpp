@@ -66,9 +66,11 @@ nlohmann::json site_table_data(const Report& r, const std::vector<const Site*>& 
 
 // Who holds the memory (report/html_holders.cpp): a site's `held_by` as
 // chains from the root to the holder for its card (empty without), and the
-// report's `holders` as the table that leads its section (nothing without).
+// report's `holders` of problem sites as the table that leads its section
+// (nothing without).
 std::string held_by_html(const Report& r, const Site& s);
-void holders_section(std::string& out, const Report& r, const std::string& rid);
+void holders_section(std::string& out, const Report& r, const std::string& rid,
+                     const HtmlOptions& o);
 
 // The page's own style sheet and script (report/html_assets.cpp).
 extern const char* const kHtmlStyle;

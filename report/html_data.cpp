@@ -98,12 +98,13 @@ double finite(double v) {
 }
 
 // A site's holders for its row: [path, root, about, bytes, blocks, share]
-// each, the strings interned; about: holder_about (empty for a native
-// holder: the root says what it is).
+// each, the strings interned; about: holder_about where the tool read more
+// than the root (holder_read), else empty (the root says it).
 json held_rows(Interner& in, const Report& r, const Site& s) {
     json out = json::array();
     for (const HeldBy& h : held_by(r, s))
-        out.push_back({in.string(h.path), in.string(h.root), in.string(holder_about(h)), h.bytes,
+        out.push_back({in.string(h.path), in.string(h.root),
+                       in.string(holder_read(h) ? holder_about(h) : std::string()), h.bytes,
                        h.blocks, finite(h.share)});
     return out;
 }

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <type_traits>
+#include <unordered_map>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -250,27 +251,47 @@ class Reader {
         lists.push_back(std::move(list));
     }
 
-    // The report's "holders": one finding per holder, with its sites' ids.
-    std::vector<Holder> holders(const json& v, const std::string& where) const {
+    // The report's "holders" (`r`'s sites read already): one finding per
+    // holder. What a holder leaves out comes from the sites whose held_by
+    // names it: its sites' ids ("sites" may be their count) and its class,
+    // the highest of the sites it keeps at least half of (a holder of a few
+    // bytes of a growing site does not grow).
+    std::vector<Holder> holders(const json& v, const std::string& where, const Report& r) const {
         array(v, where);
         std::vector<Holder> out;
+        std::vector<bool> find_sites, find_class;
+        std::unordered_map<std::int64_t, std::size_t> by_id;
         for (std::size_t i = 0; i < v.size(); ++i) {
             std::string at = where + "/" + std::to_string(i);
             const json& h = object(v[i], at);
             Holder o;
             holder_name(h, at, o);
             opt_integer(h, at, "id", o.id);
-            if (const json* c = member(h, "class"); c && !c->is_null())
-                o.cls = site_class(*c, at + "/class");
+            const json* c = member(h, "class");
+            if (c && !c->is_null()) o.cls = site_class(*c, at + "/class");
+            find_class.push_back(!c || c->is_null());
             if (const json* n = member(h, "bytes")) o.bytes = count(*n, at + "/bytes");
             if (const json* n = member(h, "blocks")) o.blocks = count(*n, at + "/blocks");
             if (const json* n = member(h, "rate"); n && !n->is_null())
                 o.rate = number(*n, at + "/rate");
-            if (const json* ids = member(h, "sites")) o.sites = integers(*ids, at + "/sites");
-            if (const json* ids = member(h, "python_sites"))
-                o.python_sites = integers(*ids, at + "/python_sites");
+            const json* ids = member(h, "sites");
+            if (ids && !ids->is_number_integer()) o.sites = integers(*ids, at + "/sites");
+            if (const json* py = member(h, "python_sites"))
+                o.python_sites = integers(*py, at + "/python_sites");
+            find_sites.push_back(!ids || ids->is_number_integer());
+            by_id.emplace(o.id, out.size());
             out.push_back(std::move(o));
         }
+        for (const auto* list : {&r.sites, &r.python_sites})
+            for (const Site& s : *list)
+                for (const HeldBy& b : report::held_by(r, s)) {
+                    auto found = b.holder ? by_id.find(*b.holder) : by_id.end();
+                    if (found == by_id.end()) continue;
+                    Holder& o = out[found->second];
+                    if (find_sites[found->second])
+                        (s.python ? o.python_sites : o.sites).push_back(s.id);
+                    if (find_class[found->second] && b.share >= 0.5) o.cls = std::max(o.cls, s.cls);
+                }
         return out;
     }
 
@@ -536,7 +557,7 @@ class Reader {
         }
         if (const json* lc = member(root, "leak_check"))
             r.leak_check = leak_check(*lc, "/leak_check");
-        if (const json* h = member(root, "holders")) r.holders = holders(*h, "/holders");
+        if (const json* h = member(root, "holders")) r.holders = holders(*h, "/holders", r);
         if (const json* procs = member(root, "processes")) {
             array(*procs, "/processes");
             for (std::size_t i = 0; i < procs->size(); ++i) {

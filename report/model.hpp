@@ -283,12 +283,14 @@ struct HeldBy : HolderName {
 };
 
 // One of the report's `holders`: a holder across sites, the finding that
-// groups them (growing first, largest first).
+// groups them. The loader fills in what a report leaves out: its sites
+// (those whose held_by names it) and its class (the highest of the sites it
+// keeps at least half of).
 struct Holder : HolderName {
     std::int64_t id = 0;
     SiteClass cls = SiteClass::stable;
     std::int64_t bytes = 0, blocks = 0;
-    double rate = 0;
+    std::optional<double> rate;                    // its bytes' growth per clock unit
     std::vector<std::int64_t> sites, python_sites; // the ids of the sites it keeps
 };
 

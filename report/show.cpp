@@ -130,8 +130,8 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
 }
 
 // The holders that keep the listed sites' memory (the report's `holders`,
-// docs/holders.md), each class's largest first as the tool ordered them,
-// with the sites beneath each: one finding per holder.
+// docs/holders.md), each class's largest first, with the sites beneath
+// each: one finding per holder.
 void print_holders(std::string& out, const Report& r, const ShowOptions& o,
                    const std::vector<const Site*>& listed) {
     std::unordered_map<std::int64_t, const Site*> native, python;
@@ -141,8 +141,10 @@ void print_holders(std::string& out, const Report& r, const ShowOptions& o,
                                             SiteClass::plateau, SiteClass::stable};
     std::array<std::vector<std::pair<const Holder*, std::vector<const Site*>>>, 4> by_class;
     for (const Holder& h : r.holders) {
-        if (!o.classes.empty() &&
-            std::find(o.classes.begin(), o.classes.end(), h.cls) == o.classes.end())
+        // Stable holders (the interpreter's own, most of them) only on request.
+        if (o.classes.empty()
+                ? h.cls == SiteClass::stable
+                : std::find(o.classes.begin(), o.classes.end(), h.cls) == o.classes.end())
             continue;
         std::vector<const Site*> sites;
         for (auto [ids, index] :
@@ -155,6 +157,10 @@ void print_holders(std::string& out, const Report& r, const ShowOptions& o,
         });
         if (!sites.empty()) by_class[3 - static_cast<int>(h.cls)].emplace_back(&h, sites);
     }
+    for (auto& list : by_class)
+        std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+            return a.first->bytes > b.first->bytes;
+        });
     auto it = std::back_inserter(out);
     for (std::size_t c = 0; c < order.size(); ++c) {
         const auto& list = by_class[c];
@@ -164,16 +170,15 @@ void print_holders(std::string& out, const Report& r, const ShowOptions& o,
                            upper(class_name(order[c])), i + 1, list.size(),
                            terminal_text(holder_words(*h)), with_commas(h->bytes),
                            with_commas(h->blocks), sites.size(), sites.size() == 1 ? "" : "s");
-            if (h->rate != 0)
-                fmt::format_to(it, ", {} bytes per {}", rate_text(h->rate),
+            if (h->rate)
+                fmt::format_to(it, ", {} bytes per {}", rate_text(*h->rate),
                                terminal_text(clock_unit(r.time_unit)));
             out += "\n";
             for (std::size_t k = 0; k < std::min(o.top, sites.size()); ++k) {
                 const Site& s = *sites[k];
                 fmt::format_to(it, "    {} {} {}, {} bytes held: {}\n",
                                s.python ? "Python site" : "site", s.id, class_name(s.cls),
-                               with_commas(bytes_held(r, s, *h)),
-                               terminal_text(s.python ? python_headline(r, s) : site_title(s)));
+                               with_commas(bytes_held(r, s, *h)), terminal_text(site_title(s)));
             }
             if (sites.size() > o.top)
                 fmt::format_to(it, "    ... {} more sites\n", sites.size() - o.top);

@@ -1,15 +1,13 @@
 """Holders in memgrow-report (docs/holders.md, docs/memgrow-report.md): a
-site's `held_by` in `show`, `html` (opened in headless Chromium), `sarif` and
-`diff`, on the reports memgrow writes for tests/regress/holders_native.c (a
-global list, a global array, a list on main's stack, a lost list) in both
-formats. `diff` compares it with a build of the same program whose lines
-moved: each site that moved with its holder is the same finding.
-
-FIXTURE: what the tool does not write yet (the report's `holders`, a
-holder's type, length and bound, a path of two steps) is added by hand to a
-copy of the real report, in `with_holders()`, so that the views of those
-fields are checked too; each such value is marked there."""
-import copy
+site's `held_by` and the report's `holders` in `show`, `html` (opened in
+headless Chromium), `sarif` and `diff`, on the reports memgrow writes for
+tests/regress/holders_native.c (a global list, a global array, a list on
+main's stack, a lost list) in both formats, and for py_holders_service.py
+(a bounded deque and lru_cache a third full, unbounded dicts and lists) on
+the interpreter running the tests. `diff` compares holders_native with a
+build of the same program whose lines moved: each site that moved with its
+holder is the same finding."""
+import html
 import json
 import os
 import re
@@ -26,6 +24,7 @@ from mgtest import (SRC, VALGRIND, TestCase, load_report, memgrow_report, progra
 from test_report_html import browse, chromium, console_errors  # noqa: E402
 
 SOURCE = "tests/regress/holders_native.c"
+PY_SOURCE = "tests/regress/py_holders_service.py"
 MOVED_BY = 3  # lines added above everything in the moved build
 
 
@@ -43,38 +42,13 @@ def memgrow_json(argv, path, fmt):
 
 def held_text(h):
     """A holder as show, the log and the CI formats write it."""
-    return (f"{h['path']} ({h['root']}), {h['bytes']:,} bytes in {h['blocks']:,} blocks, "
+    what, unit = (h["type"], "items") if h["type"] else (h["root"], "slots")
+    if h["length"] is not None and h["bound"] is not None:
+        what += f", {h['length']:,} of {h['bound']:,} {unit}"
+    elif h["length"] is not None:
+        what += f", {h['length']:,} {unit}, no bound"
+    return (f"{h['path']} ({what}), {h['bytes']:,} bytes in {h['blocks']:,} blocks, "
             f"{100 * h['share']:.3g}%")
-
-
-def with_holders(report):
-    """A copy of `report` (format 1) with what the tool does not write yet."""
-    r = copy.deepcopy(report)
-    holders = {}
-    rank = {"stable": 0, "plateau": 1, "growing": 2, "leaked": 3}
-    for s in r["sites"]:
-        for h in s.get("held_by", []):
-            if h["path"] == "slots":
-                h["path"] = "table \u2192 block from grow_table (cache.c:40)"  # FIXTURE: two steps
-            o = holders.setdefault(h["path"], {
-                "id": len(holders), "path": h["path"], "root": h["root"], "type": None,
-                "length": None, "bound": None, "class": "stable", "bytes": 0, "blocks": 0,
-                "rate": 0.0, "sites": [], "python_sites": []})
-            h["holder"] = o["id"]
-            if rank[s["class"]] > rank[o["class"]]:
-                o["class"] = s["class"]
-            o["bytes"] += h["bytes"]
-            o["blocks"] += h["blocks"]
-            o["rate"] += s["growth"]["rate"] * h["share"]
-            o["sites"].append(s["id"])
-    journal = holders["journal"]
-    journal["type"], journal["length"] = "list", 1000  # FIXTURE: a Python holder's fields
-    for s in r["sites"]:
-        for h in s.get("held_by", []):
-            if h["path"] == "journal":
-                h["type"], h["length"] = "list", 1000
-    r["holders"] = sorted(holders.values(), key=lambda o: (-rank[o["class"]], -o["bytes"]))
-    return r
 
 
 class ReportHolders(TestCase):
@@ -95,9 +69,9 @@ class ReportHolders(TestCase):
         subprocess.run(["cc", "-g", "-O0", "-Wall", "-o", moved_bin, moved_src], check=True)
         cls.moved = os.path.join(cls.tmp, "moved.json")
         memgrow_json([moved_bin, "1000"], cls.moved, 2)
-        cls.fixture = os.path.join(cls.tmp, "fixture.json")
-        with open(cls.fixture, "w") as f:
-            json.dump(with_holders(cls.report), f)
+        cls.py = os.path.join(cls.tmp, "py.json")
+        memgrow_json([sys.executable, os.path.join(SRC, PY_SOURCE), "2000"], cls.py, 2)
+        cls.py_report = load_report(cls.py)
 
     @classmethod
     def tearDownClass(cls):
@@ -106,6 +80,16 @@ class ReportHolders(TestCase):
     def site(self, marker, report=None):
         (s,) = sites_at(report or self.report, file="holders_native.c", line=line(marker))
         return s
+
+    def py_site(self, marker):
+        """The largest Python site whose innermost frame is the line of
+        `marker` (a comprehension's own frame and its caller's may share it)."""
+        at = source_line(PY_SOURCE, marker)
+        found = [s for s in self.py_report["python_sites"] if s["class"] != "stable"
+                 and s["frames"][0]["line"] == at
+                 and s["frames"][0]["file"].endswith("py_holders_service.py")]
+        self.assertTrue(found, marker)
+        return max(found, key=lambda s: s["live_bytes"])
 
     def test_show_prints_each_sites_holders(self):
         for fmt, path in self.raw.items():
@@ -120,19 +104,49 @@ class ReportHolders(TestCase):
         self.assertIn("held by: journal (global), 48,000 bytes in 1,000 blocks, 100%\n", p.stdout)
 
     def test_show_leads_with_one_finding_per_holder(self):
-        p = memgrow_report("show", self.fixture)
+        p = memgrow_report("show", self.raw[2])
         self.assertEqual(p.returncode, 0, p.stderr)
         s = self.site("NODE_HERE")
-        heading = re.search(r"\n(\w+) HOLDER (\d+) of (\d+): journal \(list, 1,000 items, no "
-                            r"bound\) keeps 48,000 bytes in 1,000 blocks, 1 site[^\n]*\n"
-                            r"    site (\d+) (\w+), 48,000 bytes held: new_node "
-                            rf"\(holders_native\.c:{line('NODE_HERE')}\)\n", p.stdout)
+        self.assertEqual(s["class"], "growing")
+        heading = re.search(r"\nGROWING HOLDER \d+ of 3: journal \(global\) keeps 48,000 bytes in "
+                            r"1,000 blocks, 1 site\n    site (\d+) growing, 48,000 bytes held: "
+                            rf"new_node \(holders_native\.c:{line('NODE_HERE')}\)\n", p.stdout)
         self.assertTrue(heading, p.stdout)
-        self.assertEqual(heading.group(1), s["class"].upper())
-        self.assertEqual((int(heading.group(4)), heading.group(5)), (s["id"], s["class"]))
+        self.assertEqual(int(heading.group(1)), s["id"])
+        self.assertRegex(p.stdout, r"\nLEAKED HOLDER 1 of 1: lost block from lose_list "
+                                   rf"\(holders_native\.c:{line('LOST_HERE')}\) \(heap\) keeps 2,352 "
+                                   r"bytes in 49 blocks, 1 site\n")
         # The holders lead, the sites follow with their own lines.
-        self.assertLess(p.stdout.index(" HOLDER 1 of "), p.stdout.index(" 1 of "))
-        self.assertIn("held by: journal (list, 1,000 items, no bound), 48,000 bytes", p.stdout)
+        self.assertLess(p.stdout.index(" HOLDER 1 of "), p.stdout.index("\nGROWING 1 of "))
+
+    def test_show_names_python_holders_and_their_bounds(self):
+        p = memgrow_report("show", self.py, "--top", "10")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        recent = self.py_site("RECORD_IDS")
+        (h,) = [h for h in recent["held_by"] if h["path"] == "__main__.RECENT"]
+        self.assertEqual((h["type"], h["length"], h["bound"]), ("collections.deque", 2000, 6000))
+        self.assertEqual(recent["class"], "plateau")
+        # The holder, and the site beneath it.
+        self.assertRegex(p.stdout, r"\nPLATEAU HOLDER \d+ of \d+: __main__\.RECENT "
+                                   r"\(collections\.deque, 2,000 of 6,000 items\) keeps [\d,]+ bytes"
+                                   r"[^\n]*\n(    [^\n]*\n)*?    Python site %d plateau, %s bytes held: "
+                                   r"handle(\.<locals>\.<listcomp>)? \(py_holders_service\.py:%d\)\n"
+                                   % (recent["id"], f"{h['bytes']:,}", recent["frames"][0]["line"]))
+        # The site's evidence: its bound, how full, and its bytes when full.
+        g = recent["growth"]
+        self.assertEqual(g["rule"], "bounded holder")
+        self.assertIn(f"  bounded: {g['bound']:,} at most, {100 * g['fill']:.3g}% full, "
+                      f"{g['bound_bytes']:,} bytes when full\n", p.stdout)
+        stats = self.py_site("STAT_KEY")
+        self.assertEqual(stats["class"], "growing")
+        self.assertRegex(p.stdout, r"\nGROWING HOLDER \d+ of \d+: __main__\.TOKEN_STATS \(dict, "
+                                   r"2,000 items, no bound\) keeps ")
+        self.assertIn(f"held by: {held_text(stats['held_by'][0])}\n", p.stdout)
+        self.assertIn("__main__.TOKEN_STATS (dict, 2,000 items, no bound)", p.stdout)
+        # Stable holders (the interpreter's own) only on request.
+        self.assertNotIn("STABLE HOLDER", p.stdout)
+        p = memgrow_report("show", self.py, "--class", "stable")
+        self.assertIn("STABLE HOLDER 1 of ", p.stdout)
 
     def test_sarif_names_the_holder_in_the_message(self):
         out = os.path.join(self.tmp, "r.sarif")
@@ -198,9 +212,9 @@ class ReportHolders(TestCase):
         if not chromium():
             raise AssertionError("no chromium: scripts/install-deps.sh installs it")
         page = os.path.join(self.tmp, "holders.html")
-        p = memgrow_report("html", self.raw[2], self.fixture, "-o", page)
+        p = memgrow_report("html", self.raw[2], self.py, "-o", page)
         self.assertEqual(p.returncode, 0, p.stderr)
-        node, slot = self.site("NODE_HERE"), self.site("SLOT_HERE")
+        node = self.site("NODE_HERE")
         journal = ('<ol class="chain" data-root="global"><li class="root"><span class="badge '
                    'root">global</span> <code>journal</code></li></ol>')
         dom, log = browse(page, "--dump-dom")
@@ -210,39 +224,51 @@ class ReportHolders(TestCase):
         card = re.search(r'<div class="site-card" id="r0-site-%d".*?</div>\n</div>' % node["id"],
                          dom, re.S)
         self.assertTrue(card, dom[:3000])
-        self.assertIn(journal, card.group(0))
-        self.assertIn("48,000 bytes in 1,000 blocks, 100%", card.group(0))
+        self.assertIn(journal + ' <span class="muted">48,000 bytes in 1,000 blocks, 100%</span>',
+                      card.group(0))
         # The table's holder column: the largest holder and its share.
         table = dom[dom.index('id="r0-sites"'):]
         table = table[:table.index("</table>")]
         self.assertIn("<th>held by</th>", table)
         self.assertIn('<td class="held"><code>journal</code><span class="muted"> 100%</span>'
                       "</td>", table)
-        # The report with holders (FIXTURE) leads with them: one row per holder.
-        holders = dom[dom.index('id="r1-holders"'):]
-        holders = holders[:holders.index("</table>")]
-        self.assertLess(dom.index('id="r1-holders"'), dom.index("Top sites", dom.index('id="r1"')))
-        row = re.search(r'<tr data-holder="\d+">(?:(?!</tr>).)*<code>journal</code>.*?</tr>',
-                        holders, re.S)
-        self.assertTrue(row, holders)
-        self.assertIn("(list, 1,000 items, no bound)", row.group(0))
-        self.assertIn(f'href="#r1-stack-{node["id"]}"', row.group(0))
-        self.assertIn('data-v="48000"', row.group(0))
-        # A path of two steps: the root's step, then the block's.
-        self.assertIn('<ol class="chain" data-root="global"><li class="root"><span class="badge '
-                      'root">global</span> <code>table</code></li><li><code>block from '
-                      'grow_table (cache.c:40)</code></li></ol>', holders)
-        # An opened row of the table: the stack and the holders, drawn by the script.
-        dom, log = browse(page + f"#r1-stack-{slot['id']}", "--dump-dom")
+        # Each report leads with its holders, one row per holder, its sites linked.
+        for rid in ("r0", "r1"):
+            self.assertLess(dom.index(f'id="{rid}-holders"'),
+                            dom.index("Top sites", dom.index(f'id="{rid}"')))
+        row = self.holder_row(dom, "r0", "<code>journal</code>")
+        self.assertIn(f'href="#r0-stack-{node["id"]}"', row)
+        self.assertIn('data-v="48000"', row)
+        recent = self.py_site("RECORD_IDS")
+        row = self.holder_row(dom, "r1", "<code>__main__.RECENT</code>")
+        self.assertIn("(collections.deque, 2,000 of 6,000 items)", row)
+        self.assertIn('<span class="cls plateau">plateau</span>', row)
+        self.assertIn(f'href="#r1-stack-py{recent["id"]}"', row)
+        # An opened row of the table: a path of two steps drawn by the script,
+        # the root's step, then the next.
+        two = [s for s in self.py_report["sites"] if not any(f["python"] for f in s["frames"])
+               and s.get("held_by") and " \u2192 " in s["held_by"][0]["path"]]
+        self.assertTrue(two)
+        h = two[0]["held_by"][0]
+        first, second = h["path"].split(" \u2192 ")[:2]
+        dom, log = browse(page + f"#r1-stack-{two[0]['id']}", "--dump-dom")
         self.assertEqual(console_errors(log), [], log)
-        detail = re.search(r'<tr class="detail" id="r1-stack-%d">(.*?)</tr>' % slot["id"], dom,
+        detail = re.search(r'<tr class="detail" id="r1-stack-%d">(.*?)</tr>' % two[0]["id"], dom,
                            re.S)
         self.assertTrue(detail, dom[-3000:])
-        self.assertIn('<div class="held-by"><span class="muted">held by</span><ul><li><ol '
-                      'class="chain" data-root="global"><li class="root"><span class="badge '
-                      'root">global</span> <code>table</code></li><li><code>block from '
-                      'grow_table (cache.c:40)</code></li></ol>', detail.group(1))
-        self.assertIn("<code>new_slot</code>", detail.group(1))
+        self.assertIn(f'<div class="held-by"><span class="muted">held by</span><ul><li><ol '
+                      f'class="chain" data-root="{h["root"]}"><li class="root"><span class="badge '
+                      f'root">{h["root"]}</span> <code>{html.escape(first, False)}</code></li><li>'
+                      f'<code>{html.escape(second, False)}</code></li>', detail.group(1))
+
+    def holder_row(self, dom, rid, what):
+        """The row of section rid's holders table that names `what`."""
+        table = dom[dom.index(f'id="{rid}-holders"'):]
+        table = table[:table.index("</table>")]
+        row = re.search(r'<tr data-holder="\d+">(?:(?!</tr>).)*%s.*?</tr>' % re.escape(what),
+                        table, re.S)
+        self.assertTrue(row, table)
+        return row.group(0)
 
 
 if __name__ == "__main__":

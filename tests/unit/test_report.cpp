@@ -893,19 +893,20 @@ BOOST_AUTO_TEST_CASE(holders_read_the_same_in_every_view) {
     h.blocks = 1000;
     h.share = 0.975;
     BOOST_TEST(held_by_text(h) == "journal (global), 48,000 bytes in 1,000 blocks, 97.5%");
-    h.bound = 4096; // a native fixed array: no type, a bound
-    BOOST_TEST(holder_words(h) == "journal (global, bound 4,096)");
-    BOOST_TEST(holder_about(h) == "bound 4,096");
-    h.bound.reset();
-    BOOST_TEST(holder_about(h).empty());
+    BOOST_TEST(!holder_read(h));
+    h.length = 900; // a native array: no type, its slots
+    h.bound = 4096;
+    BOOST_TEST(holder_words(h) == "journal (global, 900 of 4,096 slots)");
+    BOOST_TEST(holder_read(h));
     h.path = "service.TOKEN_STATS";
     h.type = "dict";
     h.length = 12000;
-    BOOST_TEST(holder_words(h) == "service.TOKEN_STATS (dict, 12,000 keys, no bound)");
+    h.bound.reset();
+    BOOST_TEST(holder_words(h) == "service.TOKEN_STATS (dict, 12,000 items, no bound)");
     h.type = "collections.deque";
+    h.length = 2000;
     h.bound = 6000;
-    BOOST_TEST(holder_words(h) == "service.TOKEN_STATS (collections.deque, 12,000 items, "
-                                  "bound 6,000)");
+    BOOST_TEST(holder_about(h) == "collections.deque, 2,000 of 6,000 items");
     BOOST_TEST(holder_steps("table \u2192 block from grow (a.c:4)") ==
                (std::vector<std::string>{"table", "block from grow (a.c:4)"}));
     BOOST_TEST(holder_steps("journal") == std::vector<std::string>{"journal"});
