@@ -1,5 +1,6 @@
 // The diff rules: matching sites by key, and the verdict.
 #include "report/diff.hpp"
+#include "report/holders.hpp"
 #include "report/locate.hpp"
 
 #include "report/text.hpp"
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -36,6 +38,19 @@ std::map<SiteKey, KeyedSite> index_sites(const Report& r) {
         ++k.sites;
     }
     return out;
+}
+
+std::string moved_key(const Report& r, const KeyedSite& k) {
+    const Site& s = *k.site;
+    const std::vector<HeldBy>& held = held_by(r, s);
+    if (held.empty()) return {};
+    std::string key = (s.python ? "python " : "") + s.space.str() + ":";
+    for (const Frame& f : s.frames) {
+        Frame no_line = f;
+        no_line.line.reset();
+        key += " " + frame_label(no_line);
+    }
+    return key + " held by " + holder_path_key(held.front().path);
 }
 
 std::string program_of(const Report& r) {
@@ -100,6 +115,27 @@ bool more_important(const SiteChange& a, const SiteChange& b) {
     return a.key < b.key;
 }
 
+// The sites that moved: (BASE key, NEW key) of the keys only one report has
+// that alone share a moved_key.
+std::vector<std::pair<SiteKey, SiteKey>> moved_pairs(const Report& base, const Report& next,
+                                                     const std::map<SiteKey, KeyedSite>& before,
+                                                     const std::map<SiteKey, KeyedSite>& after) {
+    std::map<std::string, std::pair<std::vector<SiteKey>, std::vector<SiteKey>>> by_moved_key;
+    for (const auto& [key, k] : before)
+        if (!after.count(key))
+            if (std::string m = moved_key(base, k); !m.empty())
+                by_moved_key[m].first.push_back(key);
+    for (const auto& [key, k] : after)
+        if (!before.count(key))
+            if (std::string m = moved_key(next, k); !m.empty())
+                by_moved_key[m].second.push_back(key);
+    std::vector<std::pair<SiteKey, SiteKey>> out;
+    for (const auto& [m, keys] : by_moved_key)
+        if (keys.first.size() == 1 && keys.second.size() == 1)
+            out.emplace_back(keys.first[0], keys.second[0]);
+    return out;
+}
+
 std::string site_words(const KeyedSite& k) {
     return fmt::format("{} site {}", class_name(k.gate), stack_line(*k.site, 4));
 }
@@ -115,28 +151,36 @@ DiffResult diff_reports(const Report& base, const Report& next, const Budget& bu
     for (const auto& [key, k] : after)
         if (is_problem(k.gate)) d.new_problem_bytes += k.live_bytes;
 
+    // Each NEW key's BASE site: the same key, else the one that moved there.
+    std::map<SiteKey, const KeyedSite*> matched;
+    for (const auto& [key, k] : after)
+        if (auto was = before.find(key); was != before.end()) matched[key] = &was->second;
+    for (const auto& [base_key, next_key] : moved_pairs(base, next, before, after))
+        matched[next_key] = &before.at(base_key);
+
     for (const auto& [key, k] : after) {
-        auto was = before.find(key);
-        if (was == before.end()) {
+        auto found = matched.find(key);
+        const KeyedSite* was = found == matched.end() ? nullptr : found->second;
+        bool moved = was && was->key != key;
+        if (!was) {
             d.added.push_back({key, std::nullopt, k});
-        } else if (was->second.cls != k.cls || was->second.gate != k.gate ||
-                   was->second.live_bytes != k.live_bytes) {
-            d.changed.push_back({key, was->second, k});
+        } else if (moved || was->cls != k.cls || was->gate != k.gate ||
+                   was->live_bytes != k.live_bytes) {
+            d.changed.push_back({key, *was, k, moved});
         }
         // Rule 1: a leaked or growing site that BASE did not have as one.
-        bool was_problem = was != before.end() && is_problem(was->second.gate);
+        bool was_problem = was && is_problem(was->gate);
         if (is_problem(k.gate) && !was_problem) {
-            if (was == before.end())
+            if (!was)
                 d.failures.push_back(
                     fmt::format("new {}: {} bytes live", site_words(k), with_commas(k.live_bytes)));
             else
                 d.failures.push_back(fmt::format("{} (was {}): {} bytes live", site_words(k),
-                                                 class_name(was->second.gate),
-                                                 with_commas(k.live_bytes)));
+                                                 class_name(was->gate), with_commas(k.live_bytes)));
         }
         // Rule 2, per site: its live bytes rose above the budget.
         if (budget.kind != Budget::Kind::none && is_problem(k.gate)) {
-            std::int64_t had = was == before.end() ? 0 : was->second.live_bytes;
+            std::int64_t had = was ? was->live_bytes : 0;
             std::int64_t rise = k.live_bytes - had;
             if (rise > 0 && static_cast<double>(rise) > budget.allowed(had))
                 d.failures.push_back(
@@ -145,8 +189,11 @@ DiffResult diff_reports(const Report& base, const Report& next, const Budget& bu
                                 with_commas(rise, true), budget.text));
         }
     }
+    std::set<SiteKey> found_again;
+    for (const auto& match : matched)
+        found_again.insert(match.second->key);
     for (const auto& [key, k] : before)
-        if (!after.count(key)) d.gone.push_back({key, k, std::nullopt});
+        if (!found_again.count(key)) d.gone.push_back({key, k, std::nullopt});
 
     // Rule 2, in total.
     std::int64_t rise = d.new_problem_bytes - d.base_problem_bytes;

@@ -29,6 +29,12 @@ struct KeyedSite {
 
 std::map<SiteKey, KeyedSite> index_sites(const Report& r);
 
+// The key of a site that moved to other lines (docs/memgrow-report.md): its
+// key without line numbers, and the path of its largest holder without
+// them; empty for a site without holders. A NEW key and a BASE key that only
+// the other report has are the same finding when they alone share it.
+std::string moved_key(const Report& r, const KeyedSite& k);
+
 // --max-growth: how much the live bytes of leaked and growing sites may rise
 // from BASE to NEW, in bytes (suffixes K, M, G: powers of 1024) or as a
 // percentage of BASE's bytes ("10%").
@@ -49,6 +55,7 @@ Budget parse_budget(const std::string& text);
 struct SiteChange {
     SiteKey key;
     std::optional<KeyedSite> base, next;
+    bool moved = false; // base and next have different keys but one holder (moved_key)
     std::int64_t delta() const {
         return (next ? next->live_bytes : 0) - (base ? base->live_bytes : 0);
     }
@@ -57,7 +64,7 @@ struct SiteChange {
 struct DiffResult {
     std::vector<SiteChange> added;   // keys only NEW has
     std::vector<SiteChange> gone;    // keys only BASE has
-    std::vector<SiteChange> changed; // in both, with another class or live byte count
+    std::vector<SiteChange> changed; // in both, with another class or live byte count, or moved
     // Live bytes of the unsuppressed leaked and growing sites.
     std::int64_t base_problem_bytes = 0, new_problem_bytes = 0;
     std::vector<std::string> failures; // why the gate fails; empty: it passes

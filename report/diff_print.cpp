@@ -16,8 +16,9 @@ std::string classes(const KeyedSite& k) {
     return k.suppressed ? fmt::format("{} (suppressed)", class_name(k.cls)) : class_name(k.cls);
 }
 
+// `next`: NEW's report, which names a moved site's holder.
 void section(std::string& out, const char* title, const std::vector<SiteChange>& list,
-             const DiffPrintOptions& o) {
+             const DiffPrintOptions& o, const Report& next) {
     auto it = std::back_inserter(out);
     fmt::format_to(it, "{} sites: {}\n", title, list.size());
     std::size_t shown = 0;
@@ -36,6 +37,10 @@ void section(std::string& out, const char* title, const std::vector<SiteChange>&
                               with_commas(c.next->live_bytes), with_commas(c.delta(), true))
                 : fmt::format("{} bytes", with_commas(k.live_bytes));
         fmt::format_to(it, "  {:<8} {}  {}\n", what, bytes, stack_line(*k.site, o.frames));
+        if (c.moved)
+            fmt::format_to(it, "           moved from {}, held by {}\n",
+                           stack_line(*c.base->site, o.frames),
+                           terminal_text(held_by(next, *c.next->site).front().path));
     }
 }
 
@@ -50,9 +55,9 @@ std::string print_diff(const DiffResult& d, const Report& base, const Report& ne
     std::string out;
     auto it = std::back_inserter(out);
     fmt::format_to(it, "base: {}\nnew:  {}\n\n", about(base), about(next));
-    section(out, "new", d.added, o);
-    section(out, "gone", d.gone, o);
-    section(out, "changed", d.changed, o);
+    section(out, "new", d.added, o, next);
+    section(out, "gone", d.gone, o, next);
+    section(out, "changed", d.changed, o, next);
     fmt::format_to(it, "\nleaked and growing sites hold {} -> {} bytes ({})\n",
                    with_commas(d.base_problem_bytes), with_commas(d.new_problem_bytes),
                    with_commas(d.new_problem_bytes - d.base_problem_bytes, true));

@@ -318,6 +318,7 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     if (r.warmup_end > 0) warmup.push_back({"warm-up", r.warmup_end});
     out += svg_chart(ends, spaces, x_label, "chart total-chart", 900, 220, warmup);
     flame_section(out, rid);
+    holders_section(out, r, rid, o);
 
     // The top sites of each problem class, each with its evidence, chart
     // and stack: a bounded number of cards however many sites there are.
@@ -350,6 +351,7 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
                        markup_escape(s->python ? python_headline(r, *s) : user_frame_label(*s)),
                        markup_escape(space_label(*s)), site_name(*s));
         out += evidence_html(r, *s);
+        out += held_by_html(r, *s);
         std::vector<ChartSeries> one{{site_name(*s), s->series.dense(), class_color(s->cls)}};
         // The evidence on the chart: the warm-up, where the rise began and stopped.
         std::vector<ChartEvent> events;
@@ -421,6 +423,7 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
                    "<th>site</th><th>class</th><th>space</th><th>live bytes</th>"
                    "<th>peak bytes</th><th>lost bytes</th><th>rate (bytes per {})</th>"
                    "<th>confidence</th><th>innermost user frame (click: stack)</th>"
+                   "<th>held by</th>"
                    "</tr></thead><tbody></tbody></table>\n"
                    "<noscript><p>The site table needs JavaScript; <code>memgrow-report show</code> "
                    "prints the same sites.</p></noscript>\n",

@@ -58,9 +58,19 @@ std::string svg_chart(const std::vector<std::int64_t>& ends, const std::vector<C
 // per listed site: [id, python, class (0 stable .. 3 leaked), space (a
 // string), live, peak, lost bytes, rate, confidence, the naming frame, the
 // stack's node, the number of native sub-sites, the largest `subs` live ones
-// as [id, class, live bytes, live blocks, node], suppressed]}.
+// as [id, class, live bytes, live blocks, node], suppressed, its holders
+// (`held_by`) as [path, root, its type, length and bound in words (strings),
+// bytes, blocks, share]]}.
 nlohmann::json site_table_data(const Report& r, const std::vector<const Site*>& listed,
                                std::size_t subs);
+
+// Who holds the memory (report/html_holders.cpp): a site's `held_by` as
+// chains from the root to the holder for its card (empty without), and the
+// report's `holders` of problem sites as the table that leads its section
+// (nothing without).
+std::string held_by_html(const Report& r, const Site& s);
+void holders_section(std::string& out, const Report& r, const std::string& rid,
+                     const HtmlOptions& o);
 
 // The page's own style sheet and script (report/html_assets.cpp).
 extern const char* const kHtmlStyle;

@@ -35,6 +35,10 @@ ol.stack{margin:2px 0 6px;padding-left:28px}ol.stack li.py{background:#f3f8e8}
 .pager{margin:4px 0}.pager button{margin-right:6px}
 table.sites td.name a{cursor:pointer}tr.detail>td{background:#fafafa;padding:4px 12px 8px}
 tr.open td{background:#f0f4fa}
+ol.chain{display:inline;list-style:none;padding:0;margin:0}ol.chain>li{display:inline}
+ol.chain>li+li::before{content:"\2192";padding:0 4px;color:#777}
+.badge.root{background:#eceff1;color:#455a64;border-radius:3px;padding:0 4px;font-size:11px}
+div.held-by{font-size:13px;margin:4px 0}div.held-by ul,ul.holder-sites{margin:2px 0;padding-left:20px}
 )CSS";
 
 const char* const kHtmlScript = R"JS(
@@ -47,7 +51,7 @@ const char* const kHtmlScript = R"JS(
   var CLASSES = ["stable", "plateau", "growing", "leaked"];
   // Row fields (report/html.hpp, site_table_data).
   var ID = 0, PY = 1, CLS = 2, SPACE = 3, LIVE = 4, PEAK = 5, LOST = 6, RATE = 7, CONF = 8,
-      TITLE = 9, NODE = 10, NSUB = 11, SUBS = 12, SUPP = 13;
+      TITLE = 9, NODE = 10, NSUB = 11, SUBS = 12, SUPP = 13, HELD = 14;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -59,6 +63,7 @@ const char* const kHtmlScript = R"JS(
     var s = String(Math.abs(Math.round(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     return n < 0 ? "-" + s : s;
   }
+  function pct(v) { return String(Number((100 * v).toPrecision(3))) + "%"; }
   function rateText(v) {
     if (v === 0) return "0";
     if (Math.abs(v) >= 1000 && Math.abs(v) < 9e18) return (v > 0 ? "+" : "") + commas(v);
@@ -124,10 +129,42 @@ const char* const kHtmlScript = R"JS(
         ol.appendChild(el("li", "muted", "\u2026 " + (frames.length - n) + " more"));
       return ol;
     }
+    // A site's holders (docs/holders.md): each path as a chain of its
+    // steps from the root, what the tool read of it, its share of the site.
+    function holderText(h) { return S[h[0]] + (S[h[2]] ? " (" + S[h[2]] + ")" : ""); }
+    function chainEl(h) {
+      var root = S[h[1]], ol = el("ol", "chain");
+      ol.setAttribute("data-root", root);
+      S[h[0]].split(" \u2192 ").forEach(function (step, k) {
+        var first = k === 0 && step !== "\u2026", li = el("li", first ? "root" : null);
+        if (first) {
+          li.appendChild(el("span", "badge root", root));
+          li.appendChild(document.createTextNode(" "));
+        }
+        li.appendChild(el("code", null, step));
+        ol.appendChild(li);
+      });
+      return ol;
+    }
+    function heldEl(r) {
+      var div = el("div", "held-by"), ul = el("ul");
+      div.appendChild(el("span", "muted", "held by"));
+      r[HELD].forEach(function (h) {
+        var li = el("li");
+        li.appendChild(chainEl(h));
+        li.appendChild(document.createTextNode(" "));
+        li.appendChild(el("span", "muted", (S[h[2]] ? "(" + S[h[2]] + ") " : "") + commas(h[3]) +
+                                           " bytes in " + commas(h[4]) + " blocks, " + pct(h[5])));
+        ul.appendChild(li);
+      });
+      div.appendChild(ul);
+      return div;
+    }
     function rowText(i) {
       if (texts[i] === undefined) {
         var r = rows[i], parts = [anchor(r), CLASSES[r[CLS]], S[r[SPACE]], label(r[TITLE])];
         stackFrames(r[NODE]).forEach(function (fi) { parts.push(label(fi)); });
+        r[HELD].forEach(function (h) { parts.push(S[h[0]]); });
         texts[i] = parts.join(" ").toLowerCase();
       }
       return texts[i];
@@ -161,12 +198,19 @@ const char* const kHtmlScript = R"JS(
         render();
       });
       name.appendChild(a);
+      var held = r[HELD][0], hc = cell(tr, null, null);
+      hc.className = "held";
+      if (held) {
+        hc.appendChild(el("code", null, holderText(held)));
+        hc.appendChild(el("span", "muted", " " + pct(held[5])));
+      }
       return tr;
     }
     function detailEl(i) {
       var r = rows[i], tr = el("tr", "detail"), td = el("td");
       tr.id = rid + "-stack-" + anchor(r);
-      td.colSpan = 9;
+      td.colSpan = 10;
+      if (r[HELD].length) td.appendChild(heldEl(r));
       td.appendChild(stackEl(r[NODE]));
       if (r[PY]) {
         td.appendChild(el("p", "muted sub-sites", r[NSUB] + " native sub-sites"));
@@ -218,7 +262,8 @@ const char* const kHtmlScript = R"JS(
       function (r) { return S[r[SPACE]]; }, function (r) { return r[LIVE]; },
       function (r) { return r[PEAK]; }, function (r) { return r[LOST]; },
       function (r) { return r[RATE]; }, function (r) { return r[CONF]; },
-      function (r) { return label(r[TITLE]).toLowerCase(); }];
+      function (r) { return label(r[TITLE]).toLowerCase(); },
+      function (r) { return r[HELD].length ? holderText(r[HELD][0]).toLowerCase() : ""; }];
     var heads = table.tHead.rows[0].cells;
     Array.prototype.forEach.call(heads, function (th, col) {
       th.addEventListener("click", function () {

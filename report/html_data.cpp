@@ -4,6 +4,7 @@
 // table is drawn.
 #include "report/html.hpp"
 
+#include "report/holders.hpp"
 #include "report/locate.hpp"
 
 #include <algorithm>
@@ -96,6 +97,18 @@ double finite(double v) {
     return std::isfinite(v) ? v : 0;
 }
 
+// A site's holders for its row: [path, root, about, bytes, blocks, share]
+// each, the strings interned; about: holder_about where the tool read more
+// than the root (holder_read), else empty (the root says it).
+json held_rows(Interner& in, const Report& r, const Site& s) {
+    json out = json::array();
+    for (const HeldBy& h : held_by(r, s))
+        out.push_back({in.string(h.path), in.string(h.root),
+                       in.string(holder_read(h) ? holder_about(h) : std::string()), h.bytes,
+                       h.blocks, finite(h.share)});
+    return out;
+}
+
 } // namespace
 
 json site_table_data(const Report& r, const std::vector<const Site*>& listed, std::size_t subs) {
@@ -129,7 +142,7 @@ json site_table_data(const Report& r, const std::vector<const Site*>& listed, st
                         finite(s->growth->confidence), title ? in.frame(s->frames[*title]) : -1,
                         in.stack(s->frames),
                         s->python ? static_cast<std::int64_t>(s->sub_sites.size()) : 0,
-                        std::move(sub_rows), s->suppressed ? 1 : 0});
+                        std::move(sub_rows), s->suppressed ? 1 : 0, held_rows(in, r, *s)});
     }
     return {{"s", std::move(in.strings)},
             {"f", std::move(in.frames)},

@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 #include <type_traits>
+#include <unordered_map>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -48,6 +49,8 @@ std::string printable(const std::string& s) {
     }
     return out;
 }
+
+using HeldByLists = std::vector<std::vector<HeldBy>>;
 
 const char* type_of(const json& v) {
     return format2::kind_of(v);
@@ -123,26 +126,6 @@ class Reader {
     }
     void opt_bool(const json& obj, const std::string& where, const char* key, bool& out) const {
         if (const json* v = member(obj, key)) out = boolean(*v, where + "/" + key);
-    }
-
-    // "held_by": [{path, root, bytes, share, ...}] (docs/holders.md).
-    std::vector<Holder> holders(const json& v, const std::string& where) const {
-        array(v, where);
-        std::vector<Holder> out;
-        for (std::size_t i = 0; i < v.size(); ++i) {
-            std::string at = where + "/" + std::to_string(i);
-            const json& h = object(v[i], at);
-            Holder one;
-            opt_string(h, at, "path", one.path);
-            opt_string(h, at, "root", one.root);
-            opt_integer(h, at, "bytes", one.bytes);
-            if (const json* share = member(h, "share")) {
-                expect(*share, share->is_number(), at + "/share", "a number");
-                one.share = share->get<double>();
-            }
-            out.push_back(std::move(one));
-        }
-        return out;
     }
 
     ForkCopy fork_copy(const json& v, const std::string& where) const {
@@ -243,11 +226,99 @@ class Reader {
         opt_bool(v, where, "after_marks", g.after_marks);
         opt_integer(v, where, "staircase_steps", g.staircase_steps);
         opt_integer_or_null(v, where, "next_step_at", g.next_step_at);
+        opt_integer_or_null(v, where, "bound", g.bound);
+        opt_integer_or_null(v, where, "bound_bytes", g.bound_bytes);
+        if (const json* f = member(v, "fill"); f && !f->is_null())
+            g.fill = number(*f, where + "/fill");
         return g;
     }
 
-    Site site(const json& v, const std::string& where) const {
-        Site s = site_body(v, where);
+    // The fields that name a holder (docs/holders.md), each optional: a
+    // report of an older tool has fewer of them.
+    void holder_name(const json& v, const std::string& where, HolderName& out) const {
+        opt_string(v, where, "path", out.path);
+        opt_string(v, where, "root", out.root);
+        out.type = string_or_null(v, where, "type");
+        opt_integer_or_null(v, where, "length", out.length);
+        opt_integer_or_null(v, where, "bound", out.bound);
+    }
+
+    // A site's "held_by": who keeps its memory, largest first.
+    std::vector<HeldBy> held_by(const json& v, const std::string& where) const {
+        array(v, where);
+        std::vector<HeldBy> out;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            std::string at = where + "/" + std::to_string(i);
+            const json& h = object(v[i], at);
+            HeldBy b;
+            holder_name(h, at, b);
+            if (const json* n = member(h, "bytes")) b.bytes = count(*n, at + "/bytes");
+            if (const json* n = member(h, "blocks")) b.blocks = count(*n, at + "/blocks");
+            if (const json* n = member(h, "share")) b.share = number(*n, at + "/share");
+            opt_integer_or_null(h, at, "holder", b.holder);
+            out.push_back(std::move(b));
+        }
+        return out;
+    }
+
+    // The "held_by" of site `s` (in object `obj`), if any, as one more of
+    // the report's lists (Site::held_by).
+    void held_by_of(const json& obj, const std::string& where, Site& s, HeldByLists& lists) const {
+        const json* h = member(obj, "held_by");
+        if (!h) return;
+        std::vector<HeldBy> list = held_by(*h, where + "/held_by");
+        if (list.empty()) return;
+        if (lists.size() >= Site::kNoHolders) fail(where + "/held_by", "too many held_by lists");
+        s.held_by = static_cast<std::uint32_t>(lists.size());
+        lists.push_back(std::move(list));
+    }
+
+    // The report's "holders" (`r`'s sites read already): one finding per
+    // holder. What a holder leaves out comes from the sites whose held_by
+    // names it: its sites' ids ("sites" may be their count) and its class,
+    // the highest of the sites it keeps at least half of (a holder of a few
+    // bytes of a growing site does not grow).
+    std::vector<Holder> holders(const json& v, const std::string& where, const Report& r) const {
+        array(v, where);
+        std::vector<Holder> out;
+        std::vector<bool> find_sites, find_class;
+        std::unordered_map<std::int64_t, std::size_t> by_id;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            std::string at = where + "/" + std::to_string(i);
+            const json& h = object(v[i], at);
+            Holder o;
+            holder_name(h, at, o);
+            opt_integer(h, at, "id", o.id);
+            const json* c = member(h, "class");
+            if (c && !c->is_null()) o.cls = site_class(*c, at + "/class");
+            find_class.push_back(!c || c->is_null());
+            if (const json* n = member(h, "bytes")) o.bytes = count(*n, at + "/bytes");
+            if (const json* n = member(h, "blocks")) o.blocks = count(*n, at + "/blocks");
+            if (const json* n = member(h, "rate"); n && !n->is_null())
+                o.rate = number(*n, at + "/rate");
+            const json* ids = member(h, "sites");
+            if (ids && !ids->is_number_integer()) o.sites = integers(*ids, at + "/sites");
+            if (const json* py = member(h, "python_sites"))
+                o.python_sites = integers(*py, at + "/python_sites");
+            find_sites.push_back(!ids || ids->is_number_integer());
+            by_id.emplace(o.id, out.size());
+            out.push_back(std::move(o));
+        }
+        for (const auto* list : {&r.sites, &r.python_sites})
+            for (const Site& s : *list)
+                for (const HeldBy& b : report::held_by(r, s)) {
+                    auto found = b.holder ? by_id.find(*b.holder) : by_id.end();
+                    if (found == by_id.end()) continue;
+                    Holder& o = out[found->second];
+                    if (find_sites[found->second])
+                        (s.python ? o.python_sites : o.sites).push_back(s.id);
+                    if (find_class[found->second] && b.share >= 0.5) o.cls = std::max(o.cls, s.cls);
+                }
+        return out;
+    }
+
+    Site site(const json& v, const std::string& where, HeldByLists& held) const {
+        Site s = site_body(v, where, held);
         s.frames = frames(required(v, where, "frames"), where + "/frames");
         return s;
     }
@@ -324,10 +395,11 @@ class Reader {
     // fields are checked as format 1's. The stack node is the caller's.
     // `quiet`: the report's "quiet_growth" (the evidence a row leaves out);
     // `mark_buckets`: the length of the mark series (stored as change points).
-    // `revision`: format 2's encoding; `next_id`: the previous row's id + 1.
-    Site row(const json& v, const std::string& where, bool python, std::size_t buckets,
-             const Shared<Growth>& quiet, std::size_t mark_buckets, int revision,
-             std::int64_t next_id) const {
+    // `revision`: format 2's encoding; `next_id`: the previous row's id + 1;
+    // `held`: the report's held_by lists (the row's joins them).
+    Site row(const json& v, const std::string& where, HeldByLists& held, bool python,
+             std::size_t buckets, const Shared<Growth>& quiet, std::size_t mark_buckets,
+             int revision, std::int64_t next_id) const {
         array(v, where);
         if (v.size() < format2::kRowFields)
             fail(where, fmt::format("a site row has {} fields, this one {}", format2::kRowFields,
@@ -387,6 +459,7 @@ class Reader {
         } else if (const json* l = member(extra, "lost")) {
             s.lost = lost(*l, x + "/lost");
         }
+        held_by_of(extra, x, s, held);
         if (const json* g = member(extra, "growth"))
             s.growth = growth(*g, x + "/growth");
         else
@@ -395,7 +468,6 @@ class Reader {
             sparse(*m, x + "/mark_series", mark_buckets, &s.mark_series);
         else // all zero (a marked report leaves such a series out)
             s.mark_series.resize(mark_buckets);
-        if (const json* h = member(extra, "held_by")) s.held_by = holders(*h, x + "/held_by");
         opt_integer_or_null(extra, x, "pid", s.pid);
         opt_integer_or_null(extra, x, "process", s.process);
         if (python) {
@@ -416,7 +488,7 @@ class Reader {
     }
 
     // Every field of a site but its frames.
-    Site site_body(const json& v, const std::string& where) const {
+    Site site_body(const json& v, const std::string& where, HeldByLists& held) const {
         object(v, where);
         Site s;
         auto int_field = [&](const char* key, std::int64_t& out) {
@@ -439,11 +511,11 @@ class Reader {
         opt_string(v, where, "suppression", suppression);
         s.suppression = suppression;
         if (const json* l = member(v, "lost")) s.lost = lost(*l, where + "/lost");
+        held_by_of(v, where, s, held);
         s.growth = growth(required(v, where, "growth"), where + "/growth");
         s.series = integers(required(v, where, "series"), where + "/series");
         if (const json* m = member(v, "mark_series"))
             s.mark_series = integers(*m, where + "/mark_series");
-        if (const json* h = member(v, "held_by")) s.held_by = holders(*h, where + "/held_by");
         opt_integer_or_null(v, where, "pid", s.pid);
         opt_integer_or_null(v, where, "process", s.process);
         if (const json* subs = member(v, "sites")) {
@@ -553,6 +625,7 @@ class Reader {
         if (const json* lc = member(root, "leak_check"))
             r.leak_check = leak_check(*lc, "/leak_check");
         if (const json* f = member(root, "fork")) r.fork = fork_copy(*f, "/fork");
+        if (const json* h = member(root, "holders")) r.holders = holders(*h, "/holders", r);
         if (const json* procs = member(root, "processes")) {
             array(*procs, "/processes");
             for (std::size_t i = 0; i < procs->size(); ++i) {
@@ -888,8 +961,8 @@ class Assembler {
                 if (!quiet_) quiet_ = quiet();
                 std::int64_t next =
                     list.empty() || list.back().id == INT64_MAX ? 0 : list.back().id + 1;
-                list.push_back(reader_.row(v, where, python, it->size(), *quiet_, mark_buckets(),
-                                           revision(), next));
+                list.push_back(reader_.row(v, where, r.held_by, python, it->size(), *quiet_,
+                                           mark_buckets(), revision(), next));
                 // A report with a leak scan has "lost" at every site.
                 if (has_scan_ && !list.back().lost) list.back().lost = Lost{};
                 if (!v[1].is_null()) {
@@ -900,7 +973,7 @@ class Assembler {
                 }
             } else {
                 if (!first_object_) first_object_ = where;
-                list.push_back(reader_.site(v, where));
+                list.push_back(reader_.site(v, where, r.held_by));
             }
         }
     }

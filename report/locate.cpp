@@ -2,6 +2,7 @@
 #include "report/locate.hpp"
 
 #include "core/site_name.hpp"
+#include "report/holders.hpp"
 #include "report/site_key.hpp"
 #include "report/text.hpp"
 
@@ -117,6 +118,11 @@ std::string evidence_text(const Report& r, const Site& s) {
         out += fmt::format("; resize staircase; next resize {} clock {}",
                            g.rule == "staircase" ? "due at" : "overdue since",
                            with_commas(*g.next_step_at));
+    if (g.bound)
+        out += fmt::format("; bounded holder: {} at most{}", with_commas(*g.bound),
+                           g.fill ? fmt::format(", {:.3g}% full", 100 * *g.fill) : "");
+    for (const HeldBy& h : held_by(r, s))
+        out += "; held by " + held_by_text(h);
     out += fmt::format("; pid {}", site_pid(r, s));
     return out;
 }

@@ -53,7 +53,8 @@ std::string site_title(const Site& s);
 // The evidence for a leaked or growing site in one sentence, for the CI
 // formats: "leaked: 3,200 bytes definitely and 0 indirectly lost; ..." with
 // live and peak bytes, the growth rate per clock unit and per bucket, the
-// rule and confidence, and the pid.
+// rule and confidence, the bound of a bounded holder, what holds the site's
+// memory ("held by journal (global), ...") and the pid.
 std::string evidence_text(const Report& r, const Site& s);
 
 // What the views list, in order: the Python sites first, then the sites

@@ -260,6 +260,39 @@ struct Growth {
     bool after_marks = false; // growing by the clock after the last mark (the marks stopped)
     std::int64_t staircase_steps = 0;         // a resize staircase's steps (0: none)
     std::optional<std::int64_t> next_step_at; // when its next step is due (or was, overdue)
+    // The rule "bounded holder" (docs/holders.md): the holders' bound, how
+    // full they are (length / bound) and the site's bytes projected at it.
+    std::optional<std::int64_t> bound, bound_bytes;
+    std::optional<double> fill;
+};
+
+// What a holder is (docs/holders.md): its path from the root, the root's
+// kind (global, stack, register, mapped, heap, thread) and, where the tool
+// reads the object (Python), its type, length and bound (null: unbounded).
+struct HolderName {
+    std::string path, root;
+    std::optional<std::string> type;
+    std::optional<std::int64_t> length, bound;
+};
+
+// One entry of a site's `held_by`: a holder and how much of the site's
+// memory it keeps; `holder`: its id in the report's `holders`, when listed.
+struct HeldBy : HolderName {
+    std::int64_t bytes = 0, blocks = 0;
+    double share = 0;
+    std::optional<std::int64_t> holder;
+};
+
+// One of the report's `holders`: a holder across sites, the finding that
+// groups them. The loader fills in what a report leaves out: its sites
+// (those whose held_by names it) and its class (the highest of the sites it
+// keeps at least half of).
+struct Holder : HolderName {
+    std::int64_t id = 0;
+    SiteClass cls = SiteClass::stable;
+    std::int64_t bytes = 0, blocks = 0;
+    std::optional<double> rate;                    // its bytes' growth per clock unit
+    std::vector<std::int64_t> sites, python_sites; // the ids of the sites it keeps
 };
 
 struct Lost {
@@ -284,14 +317,6 @@ class MaybeLost {
     Lost v_{-1, 0, 0};
 };
 
-// Who holds a site's memory at the leak scan (`held_by`, docs/holders.md),
-// largest first.
-struct Holder {
-    std::string path, root;
-    std::int64_t bytes = 0;
-    double share = 0;
-};
-
 // A million of these make a big report's model: what most sites share (the
 // space, the quiet growth evidence, their callers' frames) is held once, the
 // series as change points.
@@ -310,7 +335,6 @@ struct Site {
     // A Python site (`python_sites`): the "id"s of its native sub-sites,
     // its frames the Python stack. Empty for a native site.
     std::vector<std::int64_t> sub_sites;
-    std::vector<Holder> held_by; // growing, plateau and leaked sites of a scanned run
     // The small fields last, together, and 32-bit where that is enough: a
     // million sites are a big report's model (3x the file at most).
     std::optional<std::int32_t> device;
@@ -320,6 +344,11 @@ struct Site {
     SiteClass cls = SiteClass::stable;
     bool suppressed = false;
     bool python = false; // a Python site
+    // Who holds its memory: an index into its report's `held_by` lists
+    // (report_held_by), kNoHolders for most sites; 4 bytes that fit the
+    // padding, where a list of its own took 16 more.
+    static constexpr std::uint32_t kNoHolders = 0xffffffffu;
+    std::uint32_t held_by = kNoHolders;
 };
 
 // Sites a report folds instead of listing (docs/output-format.md, "What the
@@ -411,6 +440,16 @@ struct Report {
     std::vector<Error> errors;
     std::vector<Process> processes; // a merged report's processes; empty otherwise
     std::optional<ForkCopy> fork;   // a forked child's
+    std::vector<Holder> holders;    // `holders`, as the tool orders them
+    // The sites' `held_by` lists, largest holder first (Site::held_by).
+    std::vector<std::vector<HeldBy>> held_by;
 };
+
+// Who holds site `s`'s memory: its `held_by` list in report `r`, empty when
+// it has none.
+inline const std::vector<HeldBy>& held_by(const Report& r, const Site& s) {
+    static const std::vector<HeldBy> none;
+    return s.held_by < r.held_by.size() ? r.held_by[s.held_by] : none;
+}
 
 } // namespace mg::report

@@ -184,6 +184,12 @@ json sarif_log(const std::vector<Report>& reports, const SarifOptions& o) {
                           {"report", r.path},
                           {"user_frame", at && at->user},
                           {"python_site", s.python}};
+            if (const std::vector<HeldBy>& holders = held_by(r, s); !holders.empty()) {
+                json held = json::array();
+                for (const HeldBy& h : holders)
+                    held.push_back({{"path", h.path}, {"root", h.root}, {"bytes", h.bytes}});
+                props["held_by"] = std::move(held);
+            }
             if (s.lost)
                 props["lost"] = {{"definite", s.lost->definite},
                                  {"indirect", s.lost->indirect},

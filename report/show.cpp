@@ -2,6 +2,7 @@
 #include "report/show.hpp"
 
 #include "report/fork_view.hpp"
+#include "report/holders.hpp"
 #include "report/locate.hpp"
 #include "report/site_key.hpp"
 #include "report/text.hpp"
@@ -65,6 +66,8 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
         fmt::format_to(it, "  lost: {} definitely, {} indirectly, {} possibly\n",
                        with_commas(s.lost->definite), with_commas(s.lost->indirect),
                        with_commas(s.lost->possible));
+    for (const HeldBy& h : held_by(r, s))
+        fmt::format_to(it, "  held by: {}\n", terminal_text(held_by_text(h)));
     const Growth& g = *s.growth;
     if (g.rule != "none" && !g.rule.empty()) {
         fmt::format_to(it, "  growth: {} bytes per {}, {} per bucket", rate_text(g.rate),
@@ -78,6 +81,12 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
             fmt::format_to(it, "  resize staircase of {} steps; next resize {} clock {}\n",
                            g.staircase_steps, g.rule == "staircase" ? "due at" : "overdue since",
                            with_commas(*g.next_step_at));
+        if (g.bound)
+            fmt::format_to(it, "  bounded: {} at most{}{}\n", with_commas(*g.bound),
+                           g.fill ? fmt::format(", {:.3g}% full", 100 * *g.fill) : "",
+                           g.bound_bytes
+                               ? fmt::format(", {} bytes when full", with_commas(*g.bound_bytes))
+                               : "");
     }
     if (!s.series.empty()) {
         std::vector<std::int64_t> series = s.series.dense();
@@ -119,6 +128,63 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
                        f.python ? " [python]" : "");
     }
     if (n < s.frames.size()) fmt::format_to(it, "    ... {} more frames\n", s.frames.size() - n);
+}
+
+// The holders that keep the listed sites' memory (the report's `holders`,
+// docs/holders.md), each class's largest first, with the sites beneath
+// each: one finding per holder.
+void print_holders(std::string& out, const Report& r, const ShowOptions& o,
+                   const std::vector<const Site*>& listed) {
+    std::unordered_map<std::int64_t, const Site*> native, python;
+    for (const Site* s : listed)
+        (s->python ? python : native).emplace(s->id, s);
+    const std::array<SiteClass, 4> order = {SiteClass::leaked, SiteClass::growing,
+                                            SiteClass::plateau, SiteClass::stable};
+    std::array<std::vector<std::pair<const Holder*, std::vector<const Site*>>>, 4> by_class;
+    for (const Holder& h : r.holders) {
+        // Stable holders (the interpreter's own, most of them) only on request.
+        if (o.classes.empty()
+                ? h.cls == SiteClass::stable
+                : std::find(o.classes.begin(), o.classes.end(), h.cls) == o.classes.end())
+            continue;
+        std::vector<const Site*> sites;
+        for (auto [ids, index] :
+             {std::pair{&h.python_sites, &python}, std::pair{&h.sites, &native}})
+            for (std::int64_t id : *ids)
+                if (auto found = index->find(id); found != index->end())
+                    sites.push_back(found->second);
+        std::stable_sort(sites.begin(), sites.end(), [&](const Site* a, const Site* b) {
+            return bytes_held(r, *a, h) > bytes_held(r, *b, h);
+        });
+        if (!sites.empty()) by_class[3 - static_cast<int>(h.cls)].emplace_back(&h, sites);
+    }
+    for (auto& list : by_class)
+        std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+            return a.first->bytes > b.first->bytes;
+        });
+    auto it = std::back_inserter(out);
+    for (std::size_t c = 0; c < order.size(); ++c) {
+        const auto& list = by_class[c];
+        for (std::size_t i = 0; i < std::min(o.top, list.size()); ++i) {
+            const auto& [h, sites] = list[i];
+            fmt::format_to(it, "\n{} HOLDER {} of {}: {} keeps {} bytes in {} blocks, {} site{}",
+                           upper(class_name(order[c])), i + 1, list.size(),
+                           terminal_text(holder_words(*h)), with_commas(h->bytes),
+                           with_commas(h->blocks), sites.size(), sites.size() == 1 ? "" : "s");
+            if (h->rate)
+                fmt::format_to(it, ", {} bytes per {}", rate_text(*h->rate),
+                               terminal_text(clock_unit(r.time_unit)));
+            out += "\n";
+            for (std::size_t k = 0; k < std::min(o.top, sites.size()); ++k) {
+                const Site& s = *sites[k];
+                fmt::format_to(it, "    {} {} {}, {} bytes held: {}\n",
+                               s.python ? "Python site" : "site", s.id, class_name(s.cls),
+                               with_commas(bytes_held(r, s, *h)), terminal_text(site_title(s)));
+            }
+            if (sites.size() > o.top)
+                fmt::format_to(it, "    ... {} more sites\n", sites.size() - o.top);
+        }
+    }
 }
 
 } // namespace
@@ -204,6 +270,12 @@ std::string show_report(const Report& r, const ShowOptions& o) {
                        with_commas(sites), with_commas(bytes), with_commas(r.folded.size()));
     }
 
+    if (!r.holders.empty()) {
+        std::vector<const Site*> listed;
+        for (const auto& list : by_class)
+            listed.insert(listed.end(), list.begin(), list.end());
+        print_holders(out, r, o, listed);
+    }
     const SitesById by_id = r.python_sites.empty() ? SitesById{} : index_sites(r);
     for (std::size_t c = 0; c < order.size(); ++c) {
         auto& list = by_class[c];

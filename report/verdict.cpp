@@ -22,18 +22,10 @@ std::string rate(const Report& r, const Growth& g) {
                        r.time_unit == "ms" ? "second" : clock_unit(r.time_unit));
 }
 
-// A Python site's holders are its native sub-sites' (the largest first).
-const std::vector<Holder>* holders(const Report& r, const Site& s) {
-    if (!s.held_by.empty()) return &s.held_by;
-    const Site* best = nullptr;
-    for (std::int64_t id : s.sub_sites) {
-        auto it = std::lower_bound(r.sites.begin(), r.sites.end(), id,
-                                   [](const Site& a, std::int64_t b) { return a.id < b; });
-        if (it != r.sites.end() && it->id == id && !it->held_by.empty() &&
-            (!best || it->live_bytes > best->live_bytes))
-            best = &*it;
-    }
-    return best ? &best->held_by : nullptr;
+// A site's holders, largest first (a Python site has its own).
+const std::vector<HeldBy>* holders(const Report& r, const Site& s) {
+    const std::vector<HeldBy>& h = held_by(r, s);
+    return h.empty() ? nullptr : &h;
 }
 
 // A limit as --limit takes it: powers of 1024 ("256 MiB").

@@ -11,6 +11,7 @@
 #include "report/expand.hpp"
 #include "report/flame.hpp"
 #include "report/gains.hpp"
+#include "report/holders.hpp"
 #include "report/load.hpp"
 #include "report/show.hpp"
 #include "report/site_key.hpp"
@@ -886,4 +887,183 @@ BOOST_AUTO_TEST_CASE(the_verdict_names_the_growth_its_holder_and_the_limit) {
                     "hours.");
     BOOST_TEST(verdict_text(parse(report({site("stable", 10, kY)}))) ==
                "Nothing grows or leaks: 1 sites, the heap peaked at 0 bytes.");
+}
+
+// --- holders (docs/holders.md) ---------------------------------------------
+
+namespace {
+
+json held(const std::string& path, std::int64_t bytes, const std::string& root = "global") {
+    return {{"path", path},     {"root", root},   {"type", nullptr}, {"length", nullptr},
+            {"bound", nullptr}, {"bytes", bytes}, {"blocks", 1},     {"share", 1.0}};
+}
+
+json held_site(const std::string& cls, std::int64_t live, json frames, const std::string& path) {
+    json s = site(cls, live, std::move(frames));
+    s["held_by"] = {held(path, live)};
+    return s;
+}
+
+const json kXMoved = {frame("grow", 12, "0x1000"), frame("main", 33, "0x2000")};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(held_by_and_holders_load_absent_fields_as_null) {
+    json s = held_site("growing", 1000, kX, "journal");
+    s["held_by"].push_back({{"path", "main (prog.c:30)"}}); // an older writer's few fields
+    s["held_by"][0]["holder"] = 7;
+    json j = report({s});
+    j["holders"] = {{{"id", 7},
+                     {"path", "journal"},
+                     {"root", "global"},
+                     {"type", "list"},
+                     {"length", 1000},
+                     {"bound", nullptr},
+                     {"class", "growing"},
+                     {"bytes", 1000},
+                     {"blocks", 10},
+                     {"rate", 0.5},
+                     {"sites", {0}},
+                     {"python_sites", json::array()}},
+                    {{"id", 8}}};
+    Report r = parse(j);
+    const auto& h = held_by(r, r.sites.at(0));
+    BOOST_REQUIRE(h.size() == 2u);
+    BOOST_TEST(h[0].path == "journal");
+    BOOST_TEST(h[0].bytes == 1000);
+    BOOST_TEST(*h[0].holder == 7);
+    BOOST_TEST(!h[0].type);
+    BOOST_TEST(!h[1].holder);
+    BOOST_TEST(h[1].root.empty());
+    BOOST_TEST(h[1].bytes == 0);
+    BOOST_REQUIRE(r.holders.size() == 2u);
+    BOOST_TEST(*r.holders[0].type == "list");
+    BOOST_TEST(*r.holders[0].length == 1000);
+    BOOST_TEST(!r.holders[0].bound);
+    BOOST_TEST(class_name(r.holders[0].cls) == "growing");
+    BOOST_TEST(r.holders[0].sites == std::vector<std::int64_t>{0});
+    BOOST_TEST(r.holders[1].path.empty());
+    BOOST_TEST(class_name(r.holders[1].cls) == "stable");
+    // A site without held_by has none.
+    Report bare = parse(report({site("growing", 10, kX)}));
+    BOOST_TEST(held_by(bare, bare.sites.at(0)).empty());
+}
+
+BOOST_AUTO_TEST_CASE(held_by_of_the_wrong_type_is_located) {
+    json s = held_site("growing", 1000, kX, "journal");
+    s["held_by"][0]["bytes"] = "many";
+    LoadError e = load_error(report({s}).dump());
+    BOOST_TEST(e.pointer == "/sites/0/held_by/0/bytes", e.what());
+    json j = report({site("growing", 10, kX)});
+    j["holders"] = {{{"id", 1}, {"sites", "0"}}};
+    BOOST_TEST(load_error(j.dump()).pointer == "/holders/0/sites");
+}
+
+BOOST_AUTO_TEST_CASE(format2_rows_carry_held_by) {
+    json j = report_v2();
+    j["sites"][0][12] = {{"growth",
+                          {{"rate", 1},
+                           {"confidence", 1},
+                           {"rule", "bounded holder"},
+                           {"bound", 6000},
+                           {"fill", 0.25},
+                           {"bound_bytes", 256}}},
+                         {"held_by", {held("RECENT", 64)}}};
+    Report r = parse(j);
+    BOOST_REQUIRE(held_by(r, r.sites.at(0)).size() == 1u);
+    BOOST_TEST(held_by(r, r.sites[0]).front().path == "RECENT");
+    BOOST_TEST(held_by(r, r.sites[1]).empty());
+    BOOST_TEST(*r.sites[0].growth->bound == 6000);
+    BOOST_TEST(*r.sites[0].growth->fill == 0.25);
+    BOOST_TEST(*r.sites[0].growth->bound_bytes == 256);
+}
+
+BOOST_AUTO_TEST_CASE(holders_read_the_same_in_every_view) {
+    HeldBy h;
+    h.path = "journal";
+    h.root = "global";
+    h.bytes = 48000;
+    h.blocks = 1000;
+    h.share = 0.975;
+    BOOST_TEST(held_by_text(h) == "journal (global), 48,000 bytes in 1,000 blocks, 97.5%");
+    BOOST_TEST(!holder_read(h));
+    h.length = 900; // a native array: no type, its slots
+    h.bound = 4096;
+    BOOST_TEST(holder_words(h) == "journal (global, 900 of 4,096 slots)");
+    BOOST_TEST(holder_read(h));
+    h.path = "service.TOKEN_STATS";
+    h.type = "dict";
+    h.length = 12000;
+    h.bound.reset();
+    BOOST_TEST(holder_words(h) == "service.TOKEN_STATS (dict, 12,000 items, no bound)");
+    h.type = "collections.deque";
+    h.length = 2000;
+    h.bound = 6000;
+    BOOST_TEST(holder_about(h) == "collections.deque, 2,000 of 6,000 items");
+    BOOST_TEST(holder_steps("table \u2192 block from grow (a.c:4)") ==
+               (std::vector<std::string>{"table", "block from grow (a.c:4)"}));
+    BOOST_TEST(holder_steps("journal") == std::vector<std::string>{"journal"});
+    BOOST_TEST(holder_path_key("main (a.c:88) \u2192 block from grow (a.c:4)") ==
+               "main (a.c) \u2192 block from grow (a.c)");
+    BOOST_TEST(holder_path_key("ring:3 (x:y)") == "ring:3 (x:y)");
+}
+
+BOOST_AUTO_TEST_CASE(a_site_that_moved_with_its_holder_is_the_same_finding) {
+    Report base = parse(report({held_site("growing", 1000, kX, "main (prog.c:30)")}));
+    Report moved = parse(report({held_site("growing", 1200, kXMoved, "main (prog.c:33)")}));
+    DiffResult d = diff_reports(base, moved);
+    BOOST_TEST(d.added.empty());
+    BOOST_TEST(d.gone.empty());
+    BOOST_REQUIRE(d.changed.size() == 1u);
+    BOOST_TEST(d.changed[0].moved);
+    BOOST_TEST(d.changed[0].delta() == 200);
+    BOOST_TEST(!d.failed());
+    std::string text = print_diff(d, base, moved, {});
+    BOOST_TEST(contains(text, "moved from grow (prog.c:10) <- main (prog.c:30), held by main "
+                              "(prog.c:33)"),
+               text);
+    // Another holder, or none: another finding, as before.
+    Report other = parse(report({held_site("growing", 1000, kXMoved, "cache")}));
+    BOOST_TEST(diff_reports(base, other).added.size() == 1u);
+    BOOST_TEST(diff_reports(base, other).failed());
+    Report bare = parse(report({site("growing", 1000, kXMoved)}));
+    BOOST_TEST(diff_reports(base, bare).failed());
+    // Two sites that share the moved key: none is matched.
+    json kXOther = {frame("grow", 14, "0x1000"), frame("main", 35, "0x2000")};
+    Report two = parse(report({held_site("growing", 10, kXMoved, "main (prog.c:33)"),
+                               held_site("growing", 10, kXOther, "main (prog.c:33)")}));
+    DiffResult d2 = diff_reports(base, two);
+    BOOST_TEST(d2.added.size() == 2u);
+    BOOST_TEST(d2.gone.size() == 1u);
+    BOOST_TEST(d2.failed());
+}
+
+BOOST_AUTO_TEST_CASE(show_prints_held_by_and_leads_with_holders) {
+    json s = held_site("growing", 1000, kX, "journal");
+    s["held_by"][0]["holder"] = 3;
+    json j = report({s, site("stable", 5, kY)});
+    j["holders"] = {{{"id", 3},
+                     {"path", "journal"},
+                     {"root", "global"},
+                     {"type", "list"},
+                     {"length", 1000},
+                     {"class", "growing"},
+                     {"bytes", 1000},
+                     {"blocks", 10},
+                     {"rate", 0.25},
+                     {"sites", {0, 99}}}}; // 99: not a site of the report, left out
+    Report r = parse(j, "h.json");
+    std::string text = show_report(r, {});
+    BOOST_TEST(contains(text, "\n  held by: journal (global), 1,000 bytes in 1 blocks, 100%\n"),
+               text);
+    BOOST_TEST(contains(text,
+                        "\nGROWING HOLDER 1 of 1: journal (list, 1,000 items, no bound) "
+                        "keeps 1,000 bytes in 10 blocks, 1 site, +0.25 bytes per byte "
+                        "allocated\n    site 0 growing, 1,000 bytes held: grow (prog.c:10)\n"),
+               text);
+    // The holders come before the sites.
+    BOOST_TEST(text.find("GROWING HOLDER") < text.find("GROWING 1 of 1"));
+    ShowOptions plateau_only;
+    plateau_only.classes = {SiteClass::plateau};
+    BOOST_TEST(!contains(show_report(r, plateau_only), "HOLDER"));
 }
