@@ -232,5 +232,23 @@ class WhoHolds(TestCase):
                 svc.close()
 
 
+class Safety(TestCase):
+    """Garbage on the way to a holder (a wild type pointer, a dict whose
+    keys table and size are garbage, a str with a huge length, a cycle) and
+    a dict of a million keys: the report is written, the dict named with its
+    length, and the tool neither crashes nor hangs."""
+
+    def test_corrupted_objects_and_a_million_keys(self):
+        script = os.path.join(SRC, "tests", "regress", "py_holders_corrupt.py")
+        for name, py in representative_interpreters().items():
+            with self.subTest(python=name):
+                r = run([*py.argv, script, "1000000"], timeout=600)
+                self.assertEqual(r.rc, 0, r.log[-3000:])
+                self.assertIn("corrupted", r.log)
+                self.assertNotRegex(r.log, r"impossible|internal error|Process terminating")
+                big = [h for h in r.report["holders"] if h["path"] == "__main__.BIG"]
+                self.assertEqual([(h["type"], h["length"]) for h in big], [("dict", 1000000)])
+
+
 if __name__ == "__main__":
     unittest.main()
