@@ -21,7 +21,7 @@ const i64* mark_levels(const Site* s, UInt n, i64* scratch) {
     return scratch;
 }
 
-void analyse(Analysis* a) {
+void analyse(Analysis* a, bool python_sites) {
     timeline_sync_all();
     a->n_sites = site_count();
     a->n_buckets = tl.run.current + 1;
@@ -82,7 +82,8 @@ void analyse(Analysis* a) {
     a->suppressed_sites = a->suppressed_bytes = 0;
     apply_suppressions(a);
     a->params = p;
-    python_sites_build(a, p);
+    a->py = nullptr;
+    if (python_sites) python_sites_build(a, p);
 }
 
 // Which sites the class suppressions silence: a Leaked one silences a site's

@@ -58,7 +58,10 @@ struct Analysis {
 // Brings all series up to date and classifies every site: leaked when the
 // last leak scan found some of its blocks definitely or indirectly lost,
 // else by its history.
-void analyse(Analysis* a);
+// python_sites: group the Python sites too (the teardown's holders do
+// without: a Python site's series costs 512 bytes, a million of them at the
+// run's peak).
+void analyse(Analysis* a, bool python_sites = true);
 void analysis_release(Analysis* a);
 
 // The run clock where a resize staircase's next step is due: the end of

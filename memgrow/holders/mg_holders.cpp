@@ -381,7 +381,7 @@ UInt holder_index(ULong key) {
 
 // The holders of sites that are not wanted but hold the most bytes: growth
 // spread thin over many sites that each stayed small is the holder's.
-constexpr UInt kSpreadHolders = 32;
+constexpr UInt kSpreadHolders = 256;
 void spread_candidates(ULong* keys, UInt* n) {
     auto* e =
         static_cast<Entry*>(VG_(malloc)("mg.holders.spread", (n_entries + 1) * sizeof(Entry)));
@@ -486,9 +486,9 @@ void python_site_holders(const Analysis& a) {
     }
     for (UInt i = 0; i < n; ++i) {
         UInt ps = e[i].site;
-        if (n_py_held[ps] == kMaxHeldBy) continue;
-        py_held[ps * kMaxHeldBy + n_py_held[ps]++] =
-            HeldBy{holder_index(e[i].key), e[i].bytes, e[i].blocks};
+        UInt h = holder_index(e[i].key);
+        if (n_py_held[ps] == kMaxHeldBy || h == n_holders || holder_keys[h] != e[i].key) continue;
+        py_held[ps * kMaxHeldBy + n_py_held[ps]++] = HeldBy{h, e[i].bytes, e[i].blocks};
     }
     VG_(free)(e);
 }

@@ -536,7 +536,7 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
             leak_scan_teardown(tid, caller_sp);
             // Who holds what, named while the program's objects are whole.
             Analysis a;
-            analyse(&a);
+            analyse(&a, false);
             holders_compute(a, true);
             analysis_release(&a);
         }

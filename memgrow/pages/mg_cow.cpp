@@ -193,8 +193,29 @@ Int writers_desc(const void* x, const void* y) {
 
 } // namespace
 
+// A child of a forked child starts over: what its parent tracked of its own
+// fork is not this process's.
+void forget_parents_fork() {
+    if (shared) vgc::discard_pages(reinterpret_cast<Addr>(shared), SizeT(1) << kMapBits);
+    if (spans) VG_(free)(spans);
+    if (writers) VG_(free)(writers);
+    if (sorted_sites) VG_(free)(sorted_sites);
+    if (sorted_writers) VG_(free)(sorted_writers);
+    spans = nullptr, writers = nullptr, sorted_sites = nullptr, sorted_writers = nullptr;
+    n_spans = n_writers = writers_cap = 0;
+    inherited = copied = 0;
+    for (ULong& r : region_bytes)
+        r = 0;
+    summary = CowSummary();
+    if (site_bytes) // its pages given back; the child makes its own (there may be more sites)
+        vgc::discard_pages(reinterpret_cast<Addr>(site_bytes), (n_fork_sites + 1) * sizeof(ULong));
+    site_bytes = nullptr, n_fork_sites = 0;
+    cow_on = false;
+}
+
 void cow_at_fork(ThreadId tid) {
-    shared = static_cast<UChar*>(vgc::fresh_pages(SizeT(1) << kMapBits));
+    forget_parents_fork();
+    if (!shared) shared = static_cast<UChar*>(vgc::fresh_pages(SizeT(1) << kMapBits));
     if (!shared) {
         VG_(umsg)("memgrow: no memory to follow this forked child's pages\n");
         return;
