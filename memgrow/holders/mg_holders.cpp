@@ -429,7 +429,11 @@ bool apply_verdict(const BoundedVerdict& v, Growth* g) {
 void bounded_holder_rule(Analysis* a) {
     for (UInt s = 0; s < n_sites; ++s) {
         UInt first = site_first[s], end = site_first[s + 1];
-        if (first == end || a->growth[s].cls != SiteClass::growing) continue;
+        // Device memory is the driver's: a host array of its addresses is a
+        // list of handles, not what bounds it.
+        if (first == end || a->growth[s].cls != SiteClass::growing ||
+            SiteView(s)->space != Space::host)
+            continue;
         Growth g = a->growth[s];
         if (!apply_verdict(verdict_of(entries + first, end - first, holders_site_bytes(s)), &g))
             continue;
@@ -477,7 +481,7 @@ void python_site_holders(const Analysis& a) {
             ++end;
         PySite* p = a.py->sites[ps];
         Growth g = a.py->growth[ps];
-        if (apply_verdict(verdict_of(e + i, end - i, py_bytes[ps]), &g)) {
+        if (p->space == Space::host && apply_verdict(verdict_of(e + i, end - i, py_bytes[ps]), &g)) {
             a.py->growth.set(ps, g);
             p->cls = p->history = SiteClass::plateau;
             a.py->in_class[static_cast<UInt>(SiteClass::growing)]--;
