@@ -26,6 +26,14 @@ struct BoundedVerdict {
     u64 bound_bytes = 0; // the site's bytes once every bounded holder is full
 };
 
+// A native array bounds what it holds only when it is one: a struct of a
+// few pointers holding one block (a std::vector's buffer, which grows by
+// size, not by count) bounds nothing.
+constexpr i64 kMinArraySlots = 8;
+inline bool array_bounds(i64 slots, i64 blocks_held) {
+    return slots >= kMinArraySlots && blocks_held >= 2;
+}
+
 inline bool holder_bounded(const HeldShare& h) {
     return h.bound > 0 && h.length >= 0 && h.length <= h.bound;
 }

@@ -57,7 +57,8 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
     UInt n_sites = 0;
     for (UInt i = 0; i < n; ++i) {
         const Held& h = run[i];
-        if (h.site >= a.n_sites || !h.whole) continue;
+        // A suppressed class is silenced: its memory is nobody's finding.
+        if (h.site >= a.n_sites || !h.whole || a.class_suppressed_by(h.site)) continue;
         double share = static_cast<double>(h.bytes) / static_cast<double>(h.whole);
         SiteView s(h.site);
         i64 levels[kBuckets];
@@ -95,7 +96,8 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
         series[b] = static_cast<i64>(sum[b]);
     f->growth = classify(series, a.n_buckets, nullptr, 0, a.params);
     // A bounded holder cannot outgrow its bound (core/holder_rule.hpp).
-    HeldShare whole{f->live_bytes, holder.length, holder.bound};
+    HeldShare whole{f->live_bytes, holder.length,
+                    holder.type || array_bounds(holder.bound, holder.length) ? holder.bound : -1};
     BoundedVerdict v = bounded_verdict(&whole, 1, f->live_bytes);
     if (v.bounded && f->growth.cls == SiteClass::growing) {
         f->growth.cls = SiteClass::plateau;

@@ -406,8 +406,9 @@ BoundedVerdict verdict_of(const Entry* e, UInt n, ULong whole) {
         UInt h = holder_index(e[i].key);
         if (h == n_holders || holder_keys[h] != e[i].key) continue;
         // A native array bounds only what it points at directly; the rest
-        // it holds counts as unbounded.
+        // it holds counts as unbounded; and only an array bounds.
         bool typed = holders[h].type != nullptr;
+        if (!typed && !array_bounds(holders[h].bound, holders[h].length)) continue;
         shares[k++] =
             HeldShare{typed ? e[i].bytes : e[i].direct, holders[h].length, holders[h].bound};
     }
@@ -481,7 +482,8 @@ void python_site_holders(const Analysis& a) {
             ++end;
         PySite* p = a.py->sites[ps];
         Growth g = a.py->growth[ps];
-        if (p->space == Space::host && apply_verdict(verdict_of(e + i, end - i, py_bytes[ps]), &g)) {
+        if (p->space == Space::host &&
+            apply_verdict(verdict_of(e + i, end - i, py_bytes[ps]), &g)) {
             a.py->growth.set(ps, g);
             p->cls = p->history = SiteClass::plateau;
             a.py->in_class[static_cast<UInt>(SiteClass::growing)]--;

@@ -87,23 +87,28 @@ class SiteNames(unittest.TestCase):
     def test_sarif_and_junit(self):
         r, path = self.runs["filling"]
         growing = [s for s in r.report["sites"] if s["class"] == "growing"]
-        self.assertEqual(len(growing), 2, r.log)  # the statistics and the filling cache
+        self.assertEqual(len(growing), 1, r.log)  # the statistics
+        # The cache still filling (1,500 of 2,048 slots) is known bounded by its
+        # ring array: a plateau by the bounded-holder rule (docs/holders.md).
+        (cache,) = [s for s in r.report["sites"] if s["class"] == "plateau"]
+        self.assertEqual((cache["growth"]["rule"], cache["growth"]["bound"]),
+                         ("bounded holder", 2048), cache["growth"])
+        self.assertEqual(cache["held_by"][0]["path"], "response_cache")
         sarif = os.path.join(self.tmp, "out.sarif")
         p = memgrow_report("sarif", path, "-o", sarif)
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(sarif) as f:
             results = json.load(f)["runs"][0]["results"]
         by_name = {res["message"]["text"].split(": ")[0]: res for res in results}
-        self.assertEqual(set(by_name), {self.cache, self.stats}, results)
-        loc = by_name[self.cache]["locations"][0]["physicalLocation"]
+        self.assertEqual(set(by_name), {self.stats}, results)
+        loc = by_name[self.stats]["locations"][0]["physicalLocation"]
         self.assertTrue(loc["artifactLocation"]["uri"].endswith("leaky_service.c"), loc)
-        self.assertEqual(loc["region"]["startLine"], line_of("= strdup(body)"))
         xml = os.path.join(self.tmp, "out.xml")
         p = memgrow_report("junit", path, "-o", xml)
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(xml) as f:
             text = f.read()
-        self.assertIn(f'message="{self.cache}: growing', text)
+        self.assertNotIn(f'message="{self.cache}: growing', text)
         self.assertIn(f'message="{self.stats}: growing', text)
 
 
