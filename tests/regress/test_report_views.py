@@ -1,4 +1,4 @@
-"""The views of issue 37 on a real report (gains_leak: a growing list, a
+"""The views of issue 37 on a real report (gains_leak_base: a growing list, a
 plateau cache), each checked by the tool that reads it:
 
 - `memgrow-report speedscope`: valid against speedscope's own
@@ -49,7 +49,7 @@ class Views(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "g.json")
             r = subprocess.run([mgtest.VALGRIND, "--tool=memgrow", f"--json-file={path}",
-                                program("gains_leak")], stdout=subprocess.PIPE,
+                                program("gains_leak_base")], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, timeout=300)
             assert r.returncode == 0, r.stdout
             cls.json = os.path.join(cls.tmp, "g.json")
