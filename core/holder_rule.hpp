@@ -26,12 +26,14 @@ struct BoundedVerdict {
     u64 bound_bytes = 0; // the site's bytes once every bounded holder is full
 };
 
-// A native array bounds what it holds only when it is one: a struct of a
-// few pointers holding one block (a std::vector's buffer, which grows by
-// size, not by count) bounds nothing.
+// A native array bounds what it holds only when it is one, and not full: a
+// struct of a few pointers holding one block (a std::vector's buffer, which
+// grows by size, not by count) bounds nothing, and an array filled to its
+// last slot while its site still grew (`kept[N]` filled by a loop of N) was
+// sized to the run, not to a bound.
 constexpr i64 kMinArraySlots = 8;
 inline bool array_bounds(i64 slots, i64 blocks_held) {
-    return slots >= kMinArraySlots && blocks_held >= 2;
+    return slots >= kMinArraySlots && blocks_held >= 2 && blocks_held < slots;
 }
 
 inline bool holder_bounded(const HeldShare& h) {

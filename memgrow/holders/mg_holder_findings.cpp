@@ -95,6 +95,10 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
     for (UInt b = 0; b < a.n_buckets; ++b)
         series[b] = static_cast<i64>(sum[b]);
     f->growth = classify(series, a.n_buckets, nullptr, 0, a.params);
+    if (holder.lost) { // a lost block's: leaked, whatever its history
+        f->growth.cls = SiteClass::leaked;
+        return;
+    }
     // A bounded holder cannot outgrow its bound (core/holder_rule.hpp).
     HeldShare whole{f->live_bytes, holder.length,
                     holder.type || array_bounds(holder.bound, holder.length) ? holder.bound : -1};

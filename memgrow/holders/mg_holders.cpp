@@ -326,6 +326,7 @@ void name_holder(ULong key, UChar direct, Holder* h) {
     HChar path[512];
     RootKind kind = RootKind::heap;
     h->type = nullptr, h->length = -1, h->bound = -1;
+    h->lost = is_block(key) && blocks[key].kind == kDefinite;
     WayBlock way[kMaxWay];
     UInt n = 0;
     if (is_block(key)) {

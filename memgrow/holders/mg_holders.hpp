@@ -28,6 +28,7 @@ struct Holder {
     ULong bytes;       // of every site, at the scan
     UInt blocks;
     UInt n_sites; // sites it holds bytes of
+    bool lost;    // a definitely lost block: what it holds is leaked
 };
 
 struct HeldBy {
