@@ -31,8 +31,9 @@ struct Offsets {
     u64 interp_next, interp_threads_head;
     u64 tstate_next, tstate_interp, tstate_current_frame, tstate_thread_id;
     i64 tstate_base_frame; // a pointer to the thread's sentinel bottom frame (3.15); -1 before
-    u64 frame_previous, frame_executable, frame_instr_ptr, frame_owner;
-    u64 code_size, code_filename, code_qualname, code_linetable, code_firstlineno, code_adaptive;
+    u64 frame_previous, frame_executable, frame_instr_ptr, frame_owner, frame_localsplus;
+    u64 code_size, code_filename, code_qualname, code_linetable, code_firstlineno, code_adaptive,
+        code_localsplusnames;
     u64 ascii_size;   // sizeof(PyASCIIObject)
     i64 compact_size; // sizeof(PyCompactUnicodeObject) (3.15); -1 before
 };
@@ -53,20 +54,22 @@ struct Positions {
     u32 interp_size, interp_next, threads_head;
     u32 tstate_size, tstate_next, tstate_interp, current_frame, thread_id;
     i32 base_frame; // -1: absent
-    u32 frame_size, frame_previous, frame_executable, frame_instr_ptr, frame_owner;
-    u32 code_size, code_filename, code_qualname, code_linetable, code_firstlineno, code_adaptive;
+    u32 frame_size, frame_previous, frame_executable, frame_instr_ptr, frame_owner,
+        frame_localsplus;
+    u32 code_size, code_filename, code_qualname, code_linetable, code_firstlineno, code_adaptive,
+        code_localsplusnames;
     u32 ob_type, tp_name, bytes_ob_size, bytes_ob_sval, unicode_state, unicode_length, ascii_size;
     i32 compact_size; // -1: absent
     u32 n_words;      // sizeof(_Py_DebugOffsets) / 8
 };
 
 constexpr Positions kPositions[] = {
-    {13, 3,  5,  6,  8,  9,  19, 21, 22, 23, 24, -1, 28, 29, 30, 31,
-     33, 34, 35, 37, 38, 39, 43, 45, 47, 65, 66, 68, 69, 70, -1, 73},
-    {14, 3,  5,  6,  8,  9,  22, 24, 25, 26, 27, -1, 31, 32, 33, 34,
-     36, 39, 40, 42, 43, 44, 48, 51, 53, 75, 76, 78, 79, 80, -1, 95},
-    {15, 3,  5,  6,  8,  9,  22, 24, 25, 26, 30, 27, 39, 40, 41, 42,
-     44, 47, 48, 50, 51, 52, 56, 59, 61, 87, 88, 90, 91, 92, 93, 111},
+    {13, 3,  5,  6,  8,  9,  19, 21, 22, 23, 24, -1, 28, 29, 30, 31, 33,
+     32, 34, 35, 37, 38, 39, 43, 41, 45, 47, 65, 66, 68, 69, 70, -1, 73},
+    {14, 3,  5,  6,  8,  9,  22, 24, 25, 26, 27, -1, 31, 32, 33, 34, 36,
+     35, 39, 40, 42, 43, 44, 48, 46, 51, 53, 75, 76, 78, 79, 80, -1, 95},
+    {15, 3,  5,  6,  8,  9,  22, 24, 25, 26, 30, 27, 39, 40, 41, 42, 44,
+     43, 47, 48, 50, 51, 52, 56, 54, 59, 61, 87, 88, 90, 91, 92, 93, 111},
 };
 constexpr u32 kNewestListed = 15;
 
@@ -131,12 +134,14 @@ inline Status parse(const u8* image, usize n, Offsets* out, u32 as_minor = 0) {
     o.frame_executable = word(p->frame_executable);
     o.frame_instr_ptr = word(p->frame_instr_ptr);
     o.frame_owner = word(p->frame_owner);
+    o.frame_localsplus = word(p->frame_localsplus);
     o.code_size = word(p->code_size);
     o.code_filename = word(p->code_filename);
     o.code_qualname = word(p->code_qualname);
     o.code_linetable = word(p->code_linetable);
     o.code_firstlineno = word(p->code_firstlineno);
     o.code_adaptive = word(p->code_adaptive);
+    o.code_localsplusnames = word(p->code_localsplusnames);
     o.ascii_size = word(p->ascii_size);
     o.compact_size = p->compact_size >= 0 ? static_cast<i64>(word(p->compact_size)) : -1;
 
@@ -155,9 +160,11 @@ inline Status parse(const u8* image, usize n, Offsets* out, u32 as_minor = 0) {
          within(static_cast<u64>(o.tstate_base_frame), 8, tstate_size)) &&
         within(o.frame_previous, 8, frame_size) && within(o.frame_executable, 8, frame_size) &&
         within(o.frame_instr_ptr, 8, frame_size) && within(o.frame_owner, 1, frame_size) &&
-        within(o.code_filename, 8, o.code_size) && within(o.code_qualname, 8, o.code_size) &&
-        within(o.code_linetable, 8, o.code_size) && within(o.code_firstlineno, 4, o.code_size) &&
-        o.code_adaptive <= o.code_size && o.code_adaptive >= 24;
+        o.frame_localsplus <= frame_size && o.frame_localsplus % 8 == 0 &&
+        within(o.code_localsplusnames, 8, o.code_size) && within(o.code_filename, 8, o.code_size) &&
+        within(o.code_qualname, 8, o.code_size) && within(o.code_linetable, 8, o.code_size) &&
+        within(o.code_firstlineno, 4, o.code_size) && o.code_adaptive <= o.code_size &&
+        o.code_adaptive >= 24;
     bool headers = word(p->ob_type) == kObType && word(p->tp_name) == kTpName &&
                    word(p->bytes_ob_size) == kObSize && word(p->bytes_ob_sval) == kBytesData &&
                    word(p->unicode_length) == kUnicodeLength &&

@@ -11,8 +11,10 @@ struct Held {
     ULong bytes, whole;
 };
 
-HolderFinding* findings; // by holder index
+HolderFinding* findings; // by holder index: at the first of those that read the same
 UInt n_findings;
+UInt* first_alike; // by holder index: the first holder that reads the same
+const Holder* all;
 UInt* growing; // holder indexes, largest growth first
 UInt n_growing;
 
@@ -38,6 +40,31 @@ Int by_bytes(const void* x, const void* y) {
     const auto* b = static_cast<const HolderSite*>(y);
     if (a->bytes != b->bytes) return a->bytes > b->bytes ? -1 : 1;
     return a->id < b->id ? -1 : a->id > b->id;
+}
+
+Int by_reading(const void* x, const void* y) {
+    const Holder& a = all[*static_cast<const UInt*>(x)];
+    const Holder& b = all[*static_cast<const UInt*>(y)];
+    if (Int c = VG_(strcmp)(a.path, b.path)) return c;
+    if (a.root != b.root) return a.root < b.root ? -1 : 1;
+    if (Int c = VG_(strcmp)(a.type ? a.type : "", b.type ? b.type : "")) return c;
+    return *static_cast<const UInt*>(x) < *static_cast<const UInt*>(y) ? -1 : 1;
+}
+
+// first_alike for every holder, by sorting them by what they read.
+void fold_alike() {
+    auto* order =
+        static_cast<UInt*>(VG_(malloc)("mg.findings.fold", (n_findings + 1) * sizeof(UInt)));
+    for (UInt h = 0; h < n_findings; ++h)
+        order[h] = h;
+    VG_(ssort)(order, n_findings, sizeof(UInt), by_reading);
+    first_alike =
+        static_cast<UInt*>(VG_(malloc)("mg.findings.fold", (n_findings + 1) * sizeof(UInt)));
+    for (UInt i = 0, first = 0; i < n_findings; ++i) {
+        if (i && !holders_read_the_same(all[order[i - 1]], all[order[i]])) first = i;
+        first_alike[order[i]] = order[first];
+    }
+    VG_(free)(order);
 }
 
 Int by_growth(const void* x, const void* y) {
@@ -114,13 +141,16 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
 
 void holder_findings_build(const Analysis& a) {
     holder_findings_release();
-    const Holder* holders = holders_all(&n_findings);
+    const Holder* holders = all = holders_all(&n_findings);
     if (!n_findings) return;
+    fold_alike();
     Gather g{nullptr, 0};
     holders_for_each(gather, &g);
     g.out = static_cast<Held*>(VG_(malloc)("mg.findings", (g.n + 1) * sizeof(Held)));
     g.n = 0;
     holders_for_each(gather, &g);
+    for (UInt i = 0; i < g.n; ++i)
+        g.out[i].holder = first_alike[g.out[i].holder];
     VG_(ssort)(g.out, g.n, sizeof(Held), by_holder_site);
     findings = static_cast<HolderFinding*>(
         VG_(calloc)("mg.findings", n_findings + 1, sizeof(HolderFinding)));
@@ -130,15 +160,32 @@ void holder_findings_build(const Analysis& a) {
         build_one(a, holders[g.out[i].holder], g.out + i, end - i, &findings[g.out[i].holder]);
     }
     VG_(free)(g.out);
+    for (UInt h = 0; h < n_findings; ++h)
+        findings[first_alike[h]].count++;
     growing = static_cast<UInt*>(VG_(malloc)("mg.findings", (n_findings + 1) * sizeof(UInt)));
     for (UInt h = 0; h < n_findings; ++h)
         if (findings[h].growth.cls == SiteClass::growing && findings[h].n_sites)
             growing[n_growing++] = h;
     VG_(ssort)(growing, n_growing, sizeof(UInt), by_growth);
+    // A holder inside a growing one (`errors[*]` in `errors`) is part of its
+    // growth: its finding is the outer one's.
+    UInt m = 0;
+    for (UInt i = 0; i < n_growing; ++i) {
+        const HChar* path = holders[growing[i]].path;
+        bool inside = false;
+        for (UInt j = 0; j < n_growing && !inside; ++j) {
+            const HChar* outer = holders[growing[j]].path;
+            SizeT len = VG_(strlen)(outer);
+            inside = j != i && VG_(strncmp)(path, outer, len) == 0 &&
+                     (path[len] == '[' || path[len] == '.' || path[len] == '{');
+        }
+        if (!inside) growing[m++] = growing[i];
+    }
+    n_growing = m;
 }
 
 const HolderFinding* holder_finding(UInt holder) {
-    return findings && holder < n_findings ? &findings[holder] : nullptr;
+    return findings && holder < n_findings ? &findings[first_alike[holder]] : nullptr;
 }
 
 UInt holder_findings_growing(const UInt** order) {
@@ -149,7 +196,8 @@ UInt holder_findings_growing(const UInt** order) {
 void holder_findings_release() {
     if (findings) VG_(free)(findings);
     if (growing) VG_(free)(growing);
-    findings = nullptr, growing = nullptr;
+    if (first_alike) VG_(free)(first_alike);
+    findings = nullptr, growing = nullptr, first_alike = nullptr;
     n_findings = n_growing = 0;
 }
 

@@ -22,11 +22,13 @@ struct HolderFinding {
     UInt n_sites;      // the sites (Python sites where there are) it keeps bytes of
     HolderSite top[5]; // the largest of them
     UInt n_top;
+    UInt count; // the holders that read the same, folded into this finding
 };
 
 // After holders_apply: classifies every holder's series.
 void holder_findings_build(const Analysis& a);
-// By holder index (holders_all); null when not built.
+// By holder index (holders_all); null when not built. Holders that read the
+// same (one path, root and type: the elements of one list) share one.
 const HolderFinding* holder_finding(UInt holder);
 // The holders whose series grows, largest growth first; into a buffer valid
 // until the next build.

@@ -1,6 +1,7 @@
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
 #include "holders/mg_pynames.hpp"
+#include "python/mg_pylocals.hpp"
 #include "python/mg_pyobject.hpp"
 #include "python/mg_python.hpp"
 #include "records/mg_symbols.hpp"
@@ -29,6 +30,7 @@ ULong* memo; // by block index: its holder key, or kUnknown
 constexpr ULong kUnknown = kNotReached - 1;
 
 Entry* entries; // merged, by site then bytes (largest first)
+constexpr UInt kFirstEntries = 1 << 16;
 UInt n_entries;
 UInt* site_first; // by site id: its first entry (n_entries: none); n_sites + 1 of them
 UInt n_sites;
@@ -44,31 +46,15 @@ UChar* n_py_held;
 ULong* py_bytes;
 UInt n_py;
 
-// The stack frame that owns a (its stack pointer), or false.
-bool stack_frame_of(Addr a, const ScannedStack** stack, UInt* frame) {
-    UInt n_stacks = 0;
-    const ScannedStack* stacks = leak_scan_stacks(&n_stacks);
-    for (UInt s = 0; s < n_stacks; ++s) {
-        const ScannedStack& st = stacks[s];
-        if (!st.n || a < st.sps[0] || a > st.top) continue;
-        UInt f = 0; // the innermost frame whose stack pointer is at or below a
-        while (f + 1 < st.n && st.sps[f + 1] <= a)
-            ++f;
-        *stack = &st, *frame = f;
-        return true;
-    }
-    return false;
-}
-
 // One holder for every word of one thing: a global's words are the global
 // (its symbol's start), a frame's slots the frame (its stack pointer), other
 // memory its mapping.
 ULong canonical_root(ULong via) {
     Addr a = reach::via_root_address(via);
-    if (a == 0) return via;
+    if (a == 0 || pylocals_slot(a)) return via; // a frame's local is a holder of its own
     const ScannedStack* st;
     UInt frame;
-    if (stack_frame_of(a, &st, &frame)) return reach::kViaRoot | st->sps[frame];
+    if (leak_scan_stack_frame(a, &st, &frame)) return reach::kViaRoot | st->sps[frame];
     const HChar* name = nullptr;
     PtrdiffT off = 0;
     if (VG_(get_datasym_and_offset)(VG_(current_DiEpoch)(), a, &name, &off) && name)
@@ -216,9 +202,13 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
         VG_(snprintf)(buf, size, "a register");
         return;
     }
+    if (pylocals_name(a, buf, size)) {
+        *kind = RootKind::stack;
+        return;
+    }
     const ScannedStack* st;
     UInt frame;
-    if (stack_frame_of(a, &st, &frame)) {
+    if (leak_scan_stack_frame(a, &st, &frame)) {
         *kind = RootKind::stack;
         FrameText t{buf, size, false};
         VG_(snprintf)(buf, size, "the stack of thread %u", st->tid);
@@ -335,13 +325,16 @@ void name_holder(ULong key, UChar direct, Holder* h) {
         while (is_block(top) && blocks[top].kind != kDefinite && is_block(blocks[top].via))
             top = blocks[top].via;
         ULong root = is_block(top) ? blocks[top].via : key;
+        bool variable =
+            root != kNotReached && !is_block(root) && pylocals_slot(reach::via_root_address(root));
         if (is_block(top) && blocks[top].kind == kDefinite)
             native_path(top, path, sizeof path, &kind, 0);
         else if (root != kNotReached && !is_block(root))
             root_name(reach::via_root_address(root), path, sizeof path, &kind);
         else
             path[0] = 0;
-        if (!py_way_name(way, n, path, sizeof path)) native_path(key, path, sizeof path, &kind, 0);
+        if (!py_way_name(way, n, path, sizeof path, variable))
+            native_path(key, path, sizeof path, &kind, 0);
         HChar type[64];
         Long length, bound;
         if (n && py_describe(way[n - 1], type, sizeof type, &length, &bound)) {
@@ -449,6 +442,36 @@ void bounded_holder_rule(Analysis* a) {
     }
 }
 
+// A run of one site's entries (merged by holder), folded by same_reading
+// into at most kMaxHeldBy lines, largest first.
+UInt fold_held(const Entry* e, UInt n, HeldBy* out) {
+    constexpr UInt kGroups = 16; // of the largest entries: a fold rarely reaches further
+    HeldBy g[kGroups];
+    UInt n_groups = 0;
+    for (UInt i = 0; i < n; ++i) {
+        UInt h = e[i].key == kNotReached ? n_holders : holder_index(e[i].key);
+        if (h == n_holders || holder_keys[h] != e[i].key) continue;
+        UInt k = 0;
+        while (k < n_groups && !holders_read_the_same(holders[g[k].holder], holders[h]))
+            ++k;
+        if (k < n_groups) {
+            g[k].bytes += e[i].bytes, g[k].blocks += e[i].blocks, g[k].count++;
+            if (holders[h].length > holders[g[k].holder].length) g[k].holder = h;
+        } else if (n_groups < kGroups) {
+            g[n_groups++] = HeldBy{h, e[i].bytes, e[i].blocks, 1};
+        }
+    }
+    VG_(ssort)
+    (g, n_groups, sizeof(HeldBy), [](const void* x, const void* y) -> Int {
+        ULong a = static_cast<const HeldBy*>(x)->bytes, b = static_cast<const HeldBy*>(y)->bytes;
+        return a > b ? -1 : a < b;
+    });
+    UInt m = n_groups < kMaxHeldBy ? n_groups : kMaxHeldBy;
+    for (UInt k = 0; k < m; ++k)
+        out[k] = g[k];
+    return m;
+}
+
 void release_python_site_holders() {
     void* owned[] = {py_held, n_py_held, py_bytes};
     for (void* p : owned)
@@ -491,16 +514,21 @@ void python_site_holders(const Analysis& a) {
             a.py->in_class[static_cast<UInt>(SiteClass::plateau)]++;
         }
     }
-    for (UInt i = 0; i < n; ++i) {
+    for (UInt i = 0, end; i < n; i = end) {
         UInt ps = e[i].site;
-        UInt h = holder_index(e[i].key);
-        if (n_py_held[ps] == kMaxHeldBy || h == n_holders || holder_keys[h] != e[i].key) continue;
-        py_held[ps * kMaxHeldBy + n_py_held[ps]++] = HeldBy{h, e[i].bytes, e[i].blocks};
+        for (end = i; end < n && e[end].site == ps;)
+            ++end;
+        n_py_held[ps] = static_cast<UChar>(fold_held(e + i, end - i, py_held + ps * kMaxHeldBy));
     }
     VG_(free)(e);
 }
 
 } // namespace
+
+bool holders_read_the_same(const Holder& x, const Holder& y) {
+    return VG_(strcmp)(x.path, y.path) == 0 && x.root == y.root &&
+           (x.type == y.type || (x.type && y.type && VG_(strcmp)(x.type, y.type) == 0));
+}
 
 const HChar* root_kind_name(RootKind k) {
     switch (k) {
@@ -535,11 +563,24 @@ void holders_compute(const Analysis& a_, bool teardown, const UChar* also_name) 
     memo = static_cast<ULong*>(VG_(malloc)("mg.holders.memo", (n_blocks + 1) * sizeof(ULong)));
     for (UInt i = 0; i < n_blocks; ++i)
         memo[i] = kUnknown;
-    entries = static_cast<Entry*>(VG_(malloc)("mg.holders", (n_blocks + 1) * sizeof(Entry)));
+    // (site, holder) pairs are far fewer than blocks: a full array is merged
+    // in place and grows only when merging leaves it half full, so it stays
+    // near the pairs' size, not one entry per block (a million blocks are
+    // 32 MB of entries).
+    UInt capacity = kFirstEntries;
+    entries = static_cast<Entry*>(VG_(malloc)("mg.holders", capacity * sizeof(Entry)));
     for (UInt i = 0; i < n_blocks; ++i) {
         if (blocks[i].site >= n_sites) continue;
         ULong key = holder_key(i);
         bool direct = is_block(key) ? blocks[i].via == key : !is_block(blocks[i].via);
+        if (n_entries == capacity) {
+            n_entries = merge(entries, n_entries);
+            if (n_entries > capacity / 2) {
+                capacity *= 2;
+                entries = static_cast<Entry*>(
+                    VG_(realloc)("mg.holders", entries, capacity * sizeof(Entry)));
+            }
+        }
         entries[n_entries++] =
             Entry{blocks[i].site, 1, key, blocks[i].size, direct ? blocks[i].size : 0};
     }
@@ -625,14 +666,8 @@ void holders_apply(Analysis* a) {
 UInt holders_of(UInt site, const HeldBy** out) {
     static HeldBy held[kMaxHeldBy];
     if (!site_first || site >= n_sites) return 0;
-    UInt n = 0;
-    for (UInt e = site_first[site]; e < site_first[site + 1] && n < kMaxHeldBy; ++e) {
-        UInt h = entries[e].key == kNotReached ? n_holders : holder_index(entries[e].key);
-        if (h < n_holders && holder_keys[h] == entries[e].key)
-            held[n++] = HeldBy{h, entries[e].bytes, entries[e].blocks};
-    }
     *out = held;
-    return n;
+    return fold_held(entries + site_first[site], site_first[site + 1] - site_first[site], held);
 }
 
 UInt holders_of_python_site(UInt ps, const HeldBy** out) {

@@ -31,10 +31,15 @@ struct Holder {
     bool lost;    // a definitely lost block: what it holds is leaked
 };
 
+// Whether two holders read the same: the elements of one list, the values
+// of one dict (`__main__.BATCHES[*]`) are one line, not a thousand.
+bool holders_read_the_same(const Holder& x, const Holder& y);
+
 struct HeldBy {
-    UInt holder; // index into holders_all()
+    UInt holder; // index into holders_all(): the largest of those folded
     ULong bytes;
     UInt blocks;
+    UInt count; // holders folded into this one: the same path and type
 };
 // A site's holders: largest first, at most kMaxHeldBy, into a buffer valid
 // until the next call.

@@ -6,10 +6,6 @@ namespace mg {
 
 namespace {
 
-// PyFunctionObject's common fields (3.11 to 3.15): globals, builtins, name,
-// qualname, code, defaults, kwdefaults, closure.
-constexpr UInt kFuncGlobals = 16, kFuncQualname = 40, kFuncCode = 48, kFuncDefaults = 56,
-               kFuncClosure = 72;
 constexpr UInt kLruFunc = 88;  // lru_cache_object.func
 constexpr SizeT kKeyText = 32; // keys are shown short
 
@@ -22,10 +18,15 @@ bool word_at(Addr a, Addr* out) {
     return a % 8 == 0 && read_client(a, out);
 }
 
-// A module's namespace by its `__name__`: a dict that also has `__builtins__`.
+// A module's namespace by its `__name__`: a dict that also has `__builtins__`,
+// a module or a dict (the interpreter's table of interned strings has both
+// keys too, each its own value).
 bool module_namespace_name(Addr dict, HChar* out, SizeT n) {
     Addr name = pyobj_dict_get(dict, "__name__");
-    return name && pyobj_dict_get(dict, "__builtins__") && pyobj_str(name, out, n);
+    Addr builtins = pyobj_dict_get(dict, "__builtins__");
+    Addr type = builtins ? pyobj_type(builtins) : 0;
+    return name && (pyobj_type_is(type, "module") || pyobj_type_is(type, "dict")) &&
+           pyobj_str(name, out, n);
 }
 
 // What names itself: a module, its namespace, a class, a function, an
@@ -46,6 +47,9 @@ bool self_name(Addr obj, Addr type, HChar* out, SizeT n) {
         Addr func;
         if (!word_at(obj + kLruFunc, &func) || !func) return false;
         obj = func, type = pyobj_type(func);
+    } else if (pyobj_python_lru(obj)) { // functools' own globals: name it by what it wraps
+        obj = pyobj_closure_variable(obj, "user_function");
+        type = pyobj_type(obj);
     }
     if (pyobj_type_is(type, "function")) {
         Addr globals, qualname;
@@ -139,7 +143,7 @@ void edge_label(Addr parent, Addr type, const WayBlock& child, bool attrs_dict, 
 
 } // namespace
 
-bool py_way_name(const WayBlock* way, UInt n, HChar* path, SizeT cap) {
+bool py_way_name(const WayBlock* way, UInt n, HChar* path, SizeT cap, bool root_is_variable) {
     if (!pyobj_on()) return false;
     Addr prev = 0, prev_type = 0; // the last object on the way
     bool any = false, attrs_dict = false;
@@ -157,7 +161,7 @@ bool py_way_name(const WayBlock* way, UInt n, HChar* path, SizeT cap) {
             append(path, cap, buf);
             Addr attrs = pyobj_attributes(prev);
             attrs_dict = attrs == obj && attrs != prev;
-        } else {
+        } else if (!root_is_variable) {
             HChar t[64];
             pyobj_type_name(type, t, sizeof t);
             VG_(snprintf)(buf, sizeof buf, " → %s", t);
@@ -172,7 +176,10 @@ bool py_way_name(const WayBlock* way, UInt n, HChar* path, SizeT cap) {
 bool py_describe(const WayBlock& b, HChar* type, SizeT cap, Long* length, Long* bound) {
     Addr obj = pyobj_in_block(b.addr, b.size);
     if (!obj) return false;
-    pyobj_type_name(pyobj_type(obj), type, cap);
+    if (pyobj_python_lru(obj)) // the same cache as the C one, in Python
+        VG_(snprintf)(type, cap, "functools._lru_cache_wrapper");
+    else
+        pyobj_type_name(pyobj_type(obj), type, cap);
     if (!pyobj_length(obj, length, bound)) *length = -1, *bound = -1;
     return true;
 }
@@ -181,19 +188,22 @@ UInt py_presented(const WayBlock* way, UInt n) {
     if (!n || !pyobj_on()) return n ? n - 1 : 0;
     Addr held = pyobj_in_block(way[n - 1].addr, way[n - 1].size);
     if (!held) return n - 1;
-    // Up to three blocks up (an instance's attribute values or dict between).
+    // Up to three blocks up (an instance's attribute values or dict between;
+    // a closure's tuple and cell, for the Python lru_cache).
     for (UInt up = 1; up <= 3 && up < n; ++up) {
         Addr owner = pyobj_in_block(way[n - 1 - up].addr, way[n - 1 - up].size);
         if (!owner) continue;
         HChar name[64];
-        pyobj_type_name(pyobj_type(owner), name, sizeof name);
+        Addr type = pyobj_type(owner);
+        pyobj_type_name(type, name, sizeof name);
         Long length, bound;
         if ((VG_(strcmp)(name, "functools._lru_cache_wrapper") == 0 ||
              VG_(strcmp)(name, "queue.Queue") == 0 || VG_(strcmp)(name, "queue.LifoQueue") == 0 ||
-             VG_(strcmp)(name, "queue.PriorityQueue") == 0) &&
+             VG_(strcmp)(name, "queue.PriorityQueue") == 0 || pyobj_python_lru(owner)) &&
             pyobj_length(owner, &length, &bound))
             return n - 1 - up;
-        break; // the nearest object decides
+        if (!pyobj_type_is(type, "cell") && !pyobj_type_is(type, "tuple"))
+            break; // the nearest object decides
     }
     return n - 1;
 }

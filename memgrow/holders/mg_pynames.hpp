@@ -17,9 +17,10 @@ struct WayBlock {
 
 // Names the way down to its last block from the first Python object that
 // names itself (a module, class or function) or, failing one, from `path`
-// (the root's native name), appending to it. False when no block on the way
-// is a Python object (path unchanged).
-bool py_way_name(const WayBlock* way, UInt n, HChar* path, SizeT cap);
+// (the root's native name), appending to it; a root that is a variable (a
+// frame's local) names the first object itself. False when no block on the
+// way is a Python object (path unchanged).
+bool py_way_name(const WayBlock* way, UInt n, HChar* path, SizeT cap, bool root_is_variable);
 
 // The object in the block when it is a Python object: its type's name, and
 // for containers their length and bound (-1: none).

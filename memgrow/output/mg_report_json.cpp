@@ -309,6 +309,7 @@ void write_held_by(JsonWriter& w, const HeldBy* h, UInt n, ULong whole) {
         w.begin_object();
         write_holder_fields(w, x);
         w.member_u("holder", h[i].holder);
+        w.member_u("count", h[i].count);
         w.member_u("bytes", h[i].bytes);
         w.member_u("blocks", h[i].blocks);
         w.member_num("share", whole ? static_cast<double>(h[i].bytes) / whole : 0.0);

@@ -102,8 +102,10 @@ void print_held_by(const HeldBy* h, UInt n, ULong whole) {
         holder_text(x, what, sizeof what);
         format_decimal(whole ? 100.0 * static_cast<double>(h[i].bytes) / whole : 0, 1, share,
                        false);
+        HChar such[32] = "";
+        if (h[i].count > 1) VG_(snprintf)(such, sizeof such, "; %'u such", h[i].count);
         VG_(umsg)
-        (" held by: %s (%s), %'llu bytes in %'u blocks, %s%%\n", x.path, what, h[i].bytes,
+        (" held by: %s (%s%s), %'llu bytes in %'u blocks, %s%%\n", x.path, what, such, h[i].bytes,
          h[i].blocks, share);
     }
 }
@@ -382,6 +384,10 @@ void print_holder_findings(const Analysis& a) {
         const HolderFinding& f = *holder_finding(order[k]);
         HChar what[160], bytes[48], rate[kDecimalBuf];
         holder_text(h, what, sizeof what);
+        if (f.count > 1) {
+            SizeT len = VG_(strlen)(what);
+            VG_(snprintf)(what + len, sizeof what - len, "; %'u such", f.count);
+        }
         human_bytes(f.live_bytes, bytes);
         format_decimal(f.growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
         VG_(umsg)

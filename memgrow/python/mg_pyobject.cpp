@@ -2,6 +2,7 @@
 #include "python/mg_client_memory.hpp"
 #include "python/mg_python.hpp"
 #include "python/mg_python_layout.hpp"
+#include "python/mg_pylocals.hpp"
 
 namespace mg {
 
@@ -131,9 +132,11 @@ Addr pyobj_in_block(Addr block, SizeT size) {
 bool pyobj_weak_edge(Addr at, Addr ptr, Addr target, SizeT size, Addr parent) {
     // The interpreter's own statics: sys.modules, but also its caches (the
     // type attribute cache, free lists, borrowed keys tables) and GC
-    // generation heads. The program's ways (its stack, its frames) and the
+    // generation heads; and the frame chunks past the live frames' locals.
+    // The program's ways (its stack, its live frames) and the
     // deferred ones name modules as well.
-    if (!parent && (python_static_data(at) || in_anonymous_memory(at))) return true;
+    if (!parent && (python_static_data(at) || (in_anonymous_memory(at) && !pylocals_slot(at))))
+        return true;
     // A weak reference's referent (wr_object, past the object header), and
     // what a code object points at: its constants and names, and the
     // specialising interpreter's inline caches (a class, a function).
@@ -237,7 +240,10 @@ bool pyobj_int(Addr obj, Long* v) {
 void pyobj_key_text(Addr obj, HChar* buf, SizeT n) {
     HChar s[40];
     Long v;
-    if (pyobj_str(obj, s, sizeof s)) {
+    // Cut to fit inside its quotes (a cut through them would split the
+    // ellipsis's bytes).
+    SizeT fits = n >= 2 && n - 2 < sizeof s ? n - 2 : sizeof s;
+    if (pyobj_str(obj, s, fits)) {
         VG_(snprintf)(buf, n, "'%s'", s);
     } else if (pyobj_int(obj, &v)) {
         VG_(snprintf)(buf, n, "%lld", v);
@@ -382,6 +388,46 @@ Addr pyobj_attributes(Addr obj) {
     return 0;
 }
 
+Addr pyobj_tuple_item(Addr tuple, Long k) {
+    Long n;
+    Addr item;
+    // 3.14 caches a tuple's hash before its items.
+    UInt items = minor() >= 14 ? 32 : 24;
+    return pyobj_type_flags(pyobj_type(tuple)) & kTpTupleSub && read_client(tuple + kObSize, &n) &&
+                   k >= 0 && k < n && word(tuple + items + 8 * static_cast<Addr>(k), &item)
+               ? item
+               : 0;
+}
+
+Addr pyobj_closure_variable(Addr func, const HChar* name) {
+    const PyLayout* l = python_layout();
+    Addr code, closure, names, cell, value;
+    Long n_cells, n_names;
+    if (!l || !pyobj_type_is(pyobj_type(func), "function") || !word(func + kFuncCode, &code) ||
+        !word(func + kFuncClosure, &closure) || !closure ||
+        !word(code + l->code_localsplusnames, &names) ||
+        !read_client(closure + kObSize, &n_cells) || !read_client(names + kObSize, &n_names) ||
+        n_cells > n_names)
+        return 0;
+    // The free variables are the last names, in the closure's order.
+    for (Long k = 0; k < n_cells && k < 256; ++k) {
+        HChar s[32];
+        Addr var = pyobj_tuple_item(names, n_names - n_cells + k);
+        if (var && pyobj_str(var, s, sizeof s) && VG_(strcmp)(s, name) == 0)
+            return (cell = pyobj_tuple_item(closure, k)) && word(cell + 16, &value) ? value : 0;
+    }
+    return 0;
+}
+
+bool pyobj_python_lru(Addr obj) {
+    const PyLayout* l = python_layout();
+    Addr code, qualname;
+    HChar s[48];
+    return l && pyobj_type_is(pyobj_type(obj), "function") && word(obj + kFuncCode, &code) &&
+           word(code + l->code_qualname, &qualname) && pyobj_str(qualname, s, sizeof s) &&
+           VG_(strcmp)(s, "_lru_cache_wrapper.<locals>.wrapper") == 0;
+}
+
 bool pyobj_length(Addr obj, Long* length, Long* bound) {
     Addr type = pyobj_type(obj);
     if (!type) return false;
@@ -405,6 +451,15 @@ bool pyobj_length(Addr obj, Long* length, Long* bound) {
             !read_client(cache + kDictUsed, length) || *length < 0)
             return false;
         *bound = v > 0 ? v : -1;
+        return true;
+    }
+    if (pyobj_python_lru(obj)) { // its closure's cache and maxsize (None: unbounded)
+        Addr cache = pyobj_closure_variable(obj, "cache");
+        Addr maxsize = pyobj_closure_variable(obj, "maxsize");
+        if (!cache || !pyobj_type_is(pyobj_type(cache), "dict") ||
+            !read_client(cache + kDictUsed, length) || *length < 0)
+            return false;
+        *bound = maxsize && pyobj_int(maxsize, &v) && v > 0 ? v : -1;
         return true;
     }
     HChar name[64];

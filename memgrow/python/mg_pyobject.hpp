@@ -56,9 +56,22 @@ Addr pyobj_dict_get(Addr dict, const HChar* key);
 // md_dict, an instance's dict or managed dict), or 0.
 Addr pyobj_attributes(Addr obj);
 
+// PyFunctionObject's common fields (3.11 to 3.15): globals, builtins, name,
+// qualname, code, defaults, kwdefaults, closure.
+constexpr UInt kFuncGlobals = 16, kFuncQualname = 40, kFuncCode = 48, kFuncDefaults = 56,
+               kFuncClosure = 72;
+
+// Item k of a tuple (checked against its length), or 0.
+Addr pyobj_tuple_item(Addr tuple, Long k);
+// A function's closure variable by name (the object its cell holds), or 0.
+Addr pyobj_closure_variable(Addr func, const HChar* name);
+// Whether obj is functools' Python lru_cache wrapper (where _functools is
+// missing): a function whose code is `_lru_cache_wrapper.<locals>.wrapper`.
+bool pyobj_python_lru(Addr obj);
+
 // Length (items) and bound (the most it may hold; -1 when none) of a
 // container object: dict, list, tuple, set, collections.deque (maxlen),
-// functools._lru_cache_wrapper (maxsize), queue.Queue (maxsize).
+// functools._lru_cache_wrapper (maxsize; C or Python), queue.Queue (maxsize).
 bool pyobj_length(Addr obj, Long* length, Long* bound);
 
 } // namespace mg

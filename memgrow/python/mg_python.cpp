@@ -494,20 +494,17 @@ Addr thread_self(ThreadId tid) {
     return fs;
 }
 
-// The thread state whose thread_id is tid's pthread_self, in any
-// interpreter: not the GIL holder's (a thread that released the GIL to run
-// C code still allocates on behalf of its Python frames).
-Addr thread_state(ThreadId tid) {
-    Addr self = thread_self(tid), interp;
+// The first thread state, in any interpreter, that `found` accepts; 0 when
+// none does or the chain cannot be read.
+template <class Found> Addr find_thread_state(Found found) {
+    Addr interp;
     if (!read_client(runtime + layout->runtime_interpreters_head, &interp)) return 0;
     for (UInt i = 0; interp && i < 64; ++i) {
         Addr ts;
         if (!read_client(interp + layout->interp_threads_head, &ts)) return 0;
         for (UInt k = 0; ts && k < 4096; ++k) {
-            Addr id, back;
-            if (!read_client(ts + layout->tstate_thread_id, &id) ||
-                !read_client(ts + layout->tstate_interp, &back))
-                return 0;
+            Addr back;
+            if (!read_client(ts + layout->tstate_interp, &back)) return 0;
             // Each thread state points back at its interpreter: a layout
             // that does not match shows here before any frame is read.
             if (back != interp) {
@@ -515,12 +512,23 @@ Addr thread_state(ThreadId tid) {
                     turn_off("a thread state does not point back at its interpreter");
                 return 0;
             }
-            if (id == self) return ts;
+            if (found(ts)) return ts;
             if (!read_client(ts + layout->tstate_next, &ts)) return 0;
         }
         if (!read_client(interp + layout->interp_next, &interp)) return 0;
     }
     return 0;
+}
+
+// The thread state whose thread_id is tid's pthread_self, in any
+// interpreter: not the GIL holder's (a thread that released the GIL to run
+// C code still allocates on behalf of its Python frames).
+Addr thread_state(ThreadId tid) {
+    Addr self = thread_self(tid);
+    return find_thread_state([self](Addr ts) {
+        Addr id;
+        return read_client(ts + layout->tstate_thread_id, &id) && id == self;
+    });
 }
 
 struct RawFrame {
@@ -665,16 +673,21 @@ bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importi
     return true;
 }
 
-void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
-    Addr ts = thread_state(tid), frame, base = 0;
-    if (!ts || !read_client(ts + layout->tstate_cframe, &frame)) return;
+// A thread's innermost frame, and the frame its chain ends at (0, or 3.15's
+// sentinel base frame).
+bool frame_chain(Addr ts, Addr* frame, Addr* base) {
+    *base = 0;
+    if (!ts || !read_client(ts + layout->tstate_cframe, frame)) return false;
     // 3.11, 3.12: through the _PyCFrame; 3.13+: tstate->current_frame.
     if (layout->cframe_current_frame >= 0 &&
-        (!frame || !read_client(frame + layout->cframe_current_frame, &frame)))
-        return;
-    // 3.15+: the chain ends at the thread's sentinel base frame.
-    if (layout->tstate_base_frame >= 0 && !read_client(ts + layout->tstate_base_frame, &base))
-        return;
+        (!*frame || !read_client(*frame + layout->cframe_current_frame, frame)))
+        return false;
+    return layout->tstate_base_frame < 0 || read_client(ts + layout->tstate_base_frame, base);
+}
+
+void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
+    Addr frame, base;
+    if (!frame_chain(thread_state(tid), &frame, &base)) return;
     auto end_segment = [out](Addr entry) {
         if (out->n_segments < PythonStack::kMaxSegments) {
             out->segment_entry[out->n_segments] = entry;
@@ -833,6 +846,25 @@ bool python_static_data(Addr a) {
     const NSegment* seg = VG_(am_find_nsegment)(a);
     const HChar* file = seg && seg->kind == SkFileC ? VG_(am_get_filename)(seg) : nullptr;
     return file && interpreter_path && VG_(strcmp)(file, interpreter_path) == 0;
+}
+
+void python_for_each_frame(void (*fn)(Addr frame, Addr code, void* ctx), void* ctx) {
+    if (state != State::active) return;
+    find_thread_state([fn, ctx](Addr ts) {
+        Addr frame, base;
+        if (!frame_chain(ts, &frame, &base)) return false;
+        for (UInt visited = 0; frame && frame != base && visited < 4096; ++visited) {
+            RawFrame f;
+            if (!read_frame(frame, &f)) break;
+            // 3.12+: the entry frames of C calls run no code of their own.
+            Addr type;
+            if (f.owner < layout->first_entry_owner && read_client(f.code + kObType, &type) &&
+                is_code_type(type))
+                fn(frame, f.code, ctx);
+            frame = f.previous;
+        }
+        return false; // every thread
+    });
 }
 
 const PyLayout* python_layout() {

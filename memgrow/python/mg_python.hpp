@@ -70,6 +70,10 @@ bool python_runtime_offset(Addr a, ULong* off, ULong* size);
 // A str object as UTF-8, at most n - 1 bytes; false when it is not one.
 bool python_string(Addr obj, HChar* out, SizeT n);
 
+// Calls fn for each Python frame of every thread now, innermost first, with
+// its code object (read from client memory: check before use).
+void python_for_each_frame(void (*fn)(Addr frame, Addr code, void* ctx), void* ctx);
+
 // The name of a Python frame token. False for a word that is not one.
 bool python_frame_name(StackWord w, const HChar** function, const HChar** file, Int* line);
 

@@ -38,6 +38,9 @@ struct PyLayout {
     // bottom of every thread's chain (3.15+); -1 before
     Int tstate_base_frame;
     UChar import_name, import_from; // opcodes; 0: unknown
+    // Where a frame's local variables begin, and the code object's tuple of
+    // their names (the holder paths of live frames' locals)
+    UInt frame_localsplus, code_localsplusnames;
 };
 
 // Shared by every version: object headers, bytes and types (for 3.13+ the
@@ -79,6 +82,8 @@ constexpr PyLayout kPython311 = {
     /* base frame */ -1,
     /* opcodes */ 108,
     109,
+    /* locals */ 72,
+    96,
 };
 
 constexpr PyLayout kPython312 = {
@@ -114,6 +119,8 @@ constexpr PyLayout kPython312 = {
     /* base frame */ -1,
     /* opcodes */ 108,
     109,
+    /* locals */ 72,
+    96,
 };
 
 // 3.13+: what _Py_DebugOffsets does not give, by minor version (offsetof()
@@ -148,6 +155,8 @@ inline PyLayout layout_from_debug_offsets(const pydebug::Offsets& o) {
     l.frame_prev_instr = static_cast<UInt>(o.frame_instr_ptr);
     l.frame_owner = static_cast<UInt>(o.frame_owner);
     l.frame_is_entry = -1;
+    l.frame_localsplus = static_cast<UInt>(o.frame_localsplus);
+    l.code_localsplusnames = static_cast<UInt>(o.code_localsplusnames);
     // Owners since 3.13 (Include/internal/pycore_frame.h, _interpframe_structs.h):
     // 1 generator; 3 (3.13 CSTACK, 3.14+ INTERPRETER) and 4 (3.14 CSTACK) are
     // not Python code; the interpreter's own entry frames are among them.

@@ -4,6 +4,7 @@
 #include "records/mg_blocks.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_python.hpp"
+#include "python/mg_pylocals.hpp"
 #include "python/mg_pyobject.hpp"
 
 namespace mg {
@@ -89,8 +90,15 @@ struct ClientMemory {
         return seg && seg->kind == SkFileC && seg->hasT;
     }
 
-    // CPython's GC links and type pointers are followed last (holders).
+    // CPython's GC links and type pointers are followed last (holders), and
+    // so are the interpreter's own C frames: what they keep in registers
+    // spilled to the stack is the evaluation's scratch, not the program's way.
     bool weak_edge(usize at, usize ptr, const reach::Block& target, usize parent) {
+        const ScannedStack* st;
+        UInt frame;
+        if (!parent && leak_scan_stack_frame(at, &st, &frame) &&
+            python_in_interpreter(st->ips[frame]))
+            return true;
         return pyobj_weak_edge(at, ptr, target.addr, target.size, parent);
     }
 };
@@ -396,6 +404,7 @@ Walk walk(bool with_registers) {
         static_cast<reach::Mark*>(VG_(malloc)("mg.leak.marks", (n + 1) * sizeof(reach::Mark)));
     auto* stack = static_cast<u32*>(VG_(malloc)("mg.leak.stack", (n + 1) * sizeof(u32)));
     // Without an interpreter there is no weak edge to put off.
+    if (pyobj_on()) pylocals_snapshot();
     u32* deferred = pyobj_on()
                         ? static_cast<u32*>(VG_(malloc)("mg.leak.deferred", (n + 1) * sizeof(u32)))
                         : nullptr;
@@ -568,6 +577,19 @@ const ScannedStack* leak_scan_stacks(UInt* n) {
     return kept_stacks;
 }
 
+bool leak_scan_stack_frame(Addr a, const ScannedStack** stack, UInt* frame) {
+    for (UInt s = 0; s < n_kept_stacks; ++s) {
+        const ScannedStack& st = kept_stacks[s];
+        if (!st.n || a < st.sps[0] || a > st.top) continue;
+        UInt f = 0;
+        while (f + 1 < st.n && st.sps[f + 1] <= a)
+            ++f;
+        *stack = &st, *frame = f;
+        return true;
+    }
+    return false;
+}
+
 const ScannedBlock* leak_scan_blocks(UInt* n, bool* obsolete) {
     *n = n_kept_blocks;
     *obsolete = kept_disposed != blocks_disposed();
@@ -583,6 +605,7 @@ void leak_scan_forget_blocks() {
 const LeakScan* leak_scan() {
     // The previous scan's blocks go first: never two scans' blocks at once.
     leak_scan_forget_blocks();
+    keep_stacks(); // the walk asks which frame owns a root word
     Walk w = walk(true);
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
     out->number = ++n_scans;
@@ -591,7 +614,6 @@ const LeakScan* leak_scan() {
     out->scanned_bytes = w.scanned;
     out->teardown_scanned = teardown_scan_done;
     keep_blocks(w);
-    keep_stacks();
     release(w);
     if (scans[0] && leak_scan_empty(scans[0])) {
         out->after_empty = true;

@@ -115,6 +115,9 @@ struct ScannedStack {
     Addr ips[kFrames], sps[kFrames];
 };
 const ScannedStack* leak_scan_stacks(UInt* n);
+// The stack and frame of those that own a (the innermost frame whose stack
+// pointer is at or below it), or false.
+bool leak_scan_stack_frame(Addr a, const ScannedStack** stack, UInt* frame);
 // Gives the pages of the client's anonymous memory (its heap, the arena and
 // slabs memgrow's malloc carves, its stacks) back to the kernel: after the
 // process's last scan nothing reads them, and the report that follows is

@@ -1,5 +1,6 @@
 """who_holds through vgdb (docs/holders.md): a service fills an unbounded
-dict and a bounded deque, says so, and waits for its stop file."""
+dict, a bounded deque and a list local to the function that serves, says
+so, and waits for its stop file in that function."""
 import collections
 import os
 import sys
@@ -7,9 +8,18 @@ import time
 
 STATS = {}
 RECENT = collections.deque(maxlen=5000)
-for i in range(1000):
-    STATS["k%d" % i] = [i] * 4  # LIVE_STATS
-    RECENT.append(("r%d" % i, i))  # LIVE_RECENT
-print("ready", flush=True)
-while not os.path.exists(sys.argv[1]):
-    time.sleep(0.05)
+
+
+def serve(stop):
+    batch = []
+    for i in range(1000):
+        STATS["k%d" % i] = [i] * 4  # LIVE_STATS
+        RECENT.append(("r%d" % i, i))  # LIVE_RECENT
+        batch.append(["b%d" % i])  # LIVE_BATCH
+    print("ready", flush=True)
+    while not os.path.exists(stop):
+        time.sleep(0.05)
+    return len(batch)
+
+
+serve(sys.argv[1])

@@ -32,6 +32,7 @@ std::vector<u8> table(u32 minor, u64 version, u64 thread_id = 152) {
     set(p->current_frame, 72), set(p->thread_id, thread_id), set(p->base_frame, 80);
     set(p->frame_size, 88), set(p->frame_previous, 8), set(p->frame_executable, 0);
     set(p->frame_instr_ptr, 56), set(p->frame_owner, 74);
+    set(p->frame_localsplus, 80), set(p->code_localsplusnames, 96);
     set(p->code_size, 216), set(p->code_filename, 112), set(p->code_qualname, 128);
     set(p->code_linetable, 136), set(p->code_firstlineno, 68), set(p->code_adaptive, 208);
     set(p->ob_type, 8), set(p->tp_name, 24), set(p->bytes_ob_size, 16);
@@ -62,6 +63,8 @@ BOOST_AUTO_TEST_CASE(each_known_version_gives_its_offsets) {
         BOOST_TEST(o.tstate_base_frame == (minor >= 15 ? 80 : -1));
         BOOST_TEST(o.frame_owner == 74u);
         BOOST_TEST(o.code_adaptive == 208u);
+        BOOST_TEST(o.frame_localsplus == 80u);
+        BOOST_TEST(o.code_localsplusnames == 96u);
         BOOST_TEST(o.compact_size == (minor >= 15 ? 56 : -1));
     }
 }
