@@ -59,6 +59,7 @@ ULong canonical_root(ULong via) {
     PtrdiffT off = 0;
     if (VG_(get_datasym_and_offset)(VG_(current_DiEpoch)(), a, &name, &off) && name)
         return reach::kViaRoot | (a - off);
+    if (leak_scan_thread_storage(a, &st)) return reach::kViaRoot | st->thread;
     ULong in_runtime, runtime_size;
     if (python_runtime_offset(a, &in_runtime, &runtime_size))
         return reach::kViaRoot | (a - in_runtime);
@@ -228,6 +229,11 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
     }
     if (VG_(get_datasym_and_offset)(VG_(current_DiEpoch)(), a, &name, &off) && name) {
         VG_(snprintf)(buf, size, "%s", name);
+        return;
+    }
+    if (leak_scan_thread_storage(a, &st)) {
+        *kind = RootKind::thread;
+        VG_(snprintf)(buf, size, "the thread-local storage of thread %u", st->tid);
         return;
     }
     const NSegment* seg = VG_(am_find_nsegment)(a);
@@ -542,6 +548,8 @@ const HChar* root_kind_name(RootKind k) {
         return "mapped";
     case RootKind::heap:
         return "heap";
+    case RootKind::thread:
+        return "thread";
     }
     return "?";
 }

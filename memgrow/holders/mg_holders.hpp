@@ -15,7 +15,7 @@
 
 namespace mg {
 
-enum class RootKind : UChar { global, stack, register_, mapped, heap };
+enum class RootKind : UChar { global, stack, register_, mapped, heap, thread };
 const HChar* root_kind_name(RootKind k);
 
 // A holder, named while the client's memory could still be read.

@@ -7,6 +7,8 @@
 #include "python/mg_pylocals.hpp"
 #include "python/mg_pyobject.hpp"
 
+#include <libvex_guest_amd64.h>
+
 namespace mg {
 
 namespace {
@@ -567,6 +569,10 @@ void keep_stacks() {
         s.tid = tid;
         s.top = hi;
         s.n = VG_(get_StackTrace)(tid, s.ips, ScannedStack::kFrames, s.sps, nullptr, 0);
+        s.thread = 0;
+        VG_(get_shadow_regs_area)
+        (tid, reinterpret_cast<UChar*>(&s.thread), 0, offsetof(VexGuestAMD64State, guest_FS_CONST),
+         sizeof s.thread);
     }
 }
 
@@ -575,6 +581,22 @@ void keep_stacks() {
 const ScannedStack* leak_scan_stacks(UInt* n) {
     *n = n_kept_stacks;
     return kept_stacks;
+}
+
+bool leak_scan_thread_storage(Addr a, const ScannedStack** stack) {
+    // x86-64 (TLS variant II): the static TLS blocks end at the thread
+    // pointer; glibc's struct pthread (the TCB, with the first 32
+    // pthread_setspecific values) begins there. Both bounds are generous.
+    constexpr Addr kStaticTls = 16 << 10, kControlBlock = 4 << 10;
+    for (UInt s = 0; s < n_kept_stacks; ++s) {
+        Addr tp = kept_stacks[s].thread;
+        if (tp > kStaticTls && a >= tp - kStaticTls && a < tp + kControlBlock &&
+            VG_(am_find_nsegment)(a) == VG_(am_find_nsegment)(tp)) {
+            *stack = &kept_stacks[s];
+            return true;
+        }
+    }
+    return false;
 }
 
 bool leak_scan_stack_frame(Addr a, const ScannedStack** stack, UInt* frame) {

@@ -110,7 +110,8 @@ void leak_scan_forget_blocks();
 struct ScannedStack {
     static constexpr UInt kFrames = 48;
     ThreadId tid;
-    Addr top; // the stack's highest address
+    Addr top;    // the stack's highest address
+    Addr thread; // its thread pointer (FS): static TLS below it, the TCB above
     UInt n;
     Addr ips[kFrames], sps[kFrames];
 };
@@ -118,6 +119,10 @@ const ScannedStack* leak_scan_stacks(UInt* n);
 // The stack and frame of those that own a (the innermost frame whose stack
 // pointer is at or below it), or false.
 bool leak_scan_stack_frame(Addr a, const ScannedStack** stack, UInt* frame);
+// The thread whose thread-local storage (its static TLS blocks below the
+// thread pointer, its control block and pthread_setspecific slots above) a
+// is in, or false.
+bool leak_scan_thread_storage(Addr a, const ScannedStack** stack);
 // Gives the pages of the client's anonymous memory (its heap, the arena and
 // slabs memgrow's malloc carves, its stacks) back to the kernel: after the
 // process's last scan nothing reads them, and the report that follows is

@@ -1,6 +1,7 @@
 /* Holders (docs/holders.md): memory kept by a global linked list, by a list
-   only main's stack holds, by a global array of pointers, and lost: a lost
-   head with its nodes lost through it.
+   only main's stack holds, by a list a thread-local variable holds, by a
+   global array of pointers, and lost: a lost head with its nodes lost
+   through it.
 
      holders_native N      (N nodes in each structure)  */
 #include <stdlib.h>
@@ -13,6 +14,7 @@ struct node {
 
 struct node* journal; /* a global list: its nodes grow to the end */
 char* slots[4096];    /* a global array of pointers */
+static __thread struct node* per_thread; /* main's thread-local list */
 
 __attribute__((noinline)) static struct node* new_node(struct node* next, int i) {
     struct node* n = malloc(sizeof *n); /* NODE_HERE */
@@ -29,6 +31,12 @@ __attribute__((noinline)) static char* new_slot(int i) {
 
 __attribute__((noinline)) static struct node* new_local(struct node* next) {
     struct node* n = malloc(sizeof *n); /* LOCAL_HERE */
+    n->next = next;
+    return n;
+}
+
+__attribute__((noinline)) static struct node* new_tls_node(struct node* next) {
+    struct node* n = malloc(sizeof *n); /* TLS_HERE */
     n->next = next;
     return n;
 }
@@ -50,6 +58,7 @@ int main(int argc, char** argv) {
         journal = new_node(journal, i);
         slots[i] = new_slot(i);
         local_head = new_local(local_head);
+        per_thread = new_tls_node(per_thread);
     }
     lose_list(50);
     /* Scanned at exit while main's frame still holds local_head. */

@@ -58,6 +58,12 @@ class NativeHolders(TestCase):
         self.assertRegex(h["path"], r"^main \(holders_native\.c:\d+\)$")
         self.assertEqual(h["blocks"], 1000)
 
+    def test_a_list_in_thread_local_storage_is_held_by_its_thread(self):
+        s = self.site(2, "TLS_HERE")
+        (h,) = s["held_by"]
+        self.assertEqual((h["root"], h["path"], h["blocks"]),
+                         ("thread", "the thread-local storage of thread 1", 1000), s["held_by"])
+
     def test_lost_nodes_are_held_by_the_lost_head(self):
         s = self.site(2, "LOST_HERE")
         self.assertEqual(s["class"], "leaked")
