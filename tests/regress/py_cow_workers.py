@@ -1,8 +1,11 @@
 """A dataset of small dicts read by two workers started the way argv[1]
-names (fork, spawn, or os.fork directly), each reading half of it: a read
-changes each dict's reference count, so a forked worker copies the pages
-its half spans."""
+names (fork, spawn, forkserver, or os.fork directly), each reading half of
+it: a read changes each dict's reference count, so a forked worker copies
+the pages its half spans. argv[2] = "freeze" calls gc.freeze() before the
+workers start (docs/pages.md says what that changes)."""
+import gc
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import sys
 
@@ -23,6 +26,8 @@ def work(half):
 if __name__ == "__main__":
     how = sys.argv[1]
     load()
+    if sys.argv[2:] == ["freeze"]:
+        gc.freeze()
     if how == "os.fork":
         for half in range(2):
             pid = os.fork()
@@ -37,4 +42,6 @@ if __name__ == "__main__":
             p.start()
             p.join()
             assert p.exitcode == 0, p.exitcode
+        if how == "forkserver":  # its report written before ours (it would outlive us)
+            multiprocessing.forkserver._forkserver._stop()
     print("done", how)

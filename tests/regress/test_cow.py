@@ -193,6 +193,32 @@ class PythonWorkers(unittest.TestCase):
             self.assertNotIn("fork", reports[pid])
         self.assertNotIn("COPY-ON-WRITE", r.log)
 
+    def test_forkserver_workers_inherit_the_server_not_the_parent(self):
+        py = python_interpreters()["running"]
+        r = self.run_workers(py, "forkserver", options=["--trace-children=yes"])
+        workers = {int(p) for p in re.findall(r"worker \d pid (\d+)", r.log)}
+        self.assertEqual(len(workers), 2, r.log)
+        reports = {rep["pid"]: rep for rep in r.reports}
+        [main] = [rep for rep in r.reports
+                   if [os.path.basename(a) for a in rep["command"][1:2]] == ["py_cow_workers.py"]]
+        dataset = source_line(PY_SOURCE, "DATASET_HERE")
+        servers = set()
+        for pid in workers:
+            fork = reports[pid]["fork"]
+            # Forked from the server (a fresh interpreter the parent started),
+            # not from the parent that built the dataset: none of its pages.
+            self.assertNotEqual(fork["parent_pid"], main["pid"])
+            servers.add(fork["parent_pid"])
+            sites = {s["id"]: s for s in reports[pid]["sites"]}
+            self.assertFalse([c for c in fork["copied"] if "site" in c and
+                              py_frame_at(sites[c["site"]]["frames"], dataset)], fork["copied"])
+        [server] = servers
+        # The server itself was started by exec: it inherited nothing.
+        self.assertEqual(reports[server]["ppid"], main["pid"])
+        self.assertNotIn("fork", reports[server])
+        self.assertNotIn("fork", main)
+        self.assertNotIn(f"forked from {main['pid']}", r.log)
+
 
 if __name__ == "__main__":
     unittest.main()
