@@ -123,6 +123,20 @@ class CopyOnWrite(unittest.TestCase):
         self.assertTrue(any(f["line"] == read and f["file"].endswith("cow_read.c")
                             for f in writer["frames"]), writer)
 
+    def test_a_store_crossing_into_a_shared_page_copies_it(self):
+        r = run([program("cow_cross")])
+        self.assertEqual(r.rc, 0, r.log)
+        child = next(rep for rep in r.reports if "fork" in rep)
+        sites = {s["id"]: s for s in child["sites"]}
+        buffer = source_line("tests/regress/cow_cross.c", "BUFFER_HERE")
+        crossing = source_line("tests/regress/cow_cross.c", "CROSSING_STORE")
+        [held] = [c for c in child["fork"]["copied"] if "site" in c and any(
+            f["line"] == buffer for f in sites[c["site"]]["frames"])]
+        self.assertEqual(held["bytes"], 2 * PAGE, child["fork"]["copied"])
+        at_crossing = [w for w in child["fork"]["writers"] if any(
+            f["line"] == crossing and f["file"].endswith("cow_cross.c") for f in w["frames"])]
+        self.assertEqual(sum(w["bytes"] for w in at_crossing), PAGE, child["fork"]["writers"])
+
     def test_a_process_that_never_forked_has_no_fork_section(self):
         r = run([program("grow_list")])
         self.assertEqual(r.rc, 0, r.log)
