@@ -157,9 +157,9 @@ class PythonWorkers(unittest.TestCase):
     """Two workers reading half of a dataset of small dicts each, on the
     shared 3.11 and on 3.14."""
 
-    def run_workers(self, py, how, options=()):
-        r = run([*py.argv, PY_SCRIPT, how], options=options, env={"PYTHONMALLOC": "malloc"},
-                timeout=900)
+    def run_workers(self, py, how, options=(), args=()):
+        r = run([*py.argv, PY_SCRIPT, how, *args], options=options,
+                env={"PYTHONMALLOC": "malloc"}, timeout=900)
         self.assertEqual(r.rc, 0, r.log)
         self.assertIn(f"done {how}", r.log)
         return r
@@ -206,6 +206,30 @@ class PythonWorkers(unittest.TestCase):
             self.assertIn(pid, reports, r.log)
             self.assertNotIn("fork", reports[pid])
         self.assertNotIn("COPY-ON-WRITE", r.log)
+
+    def test_gc_freeze_spares_the_collections_writes_not_the_reads(self):
+        """Records the collector tracks and a full collection in each worker:
+        without gc.freeze() the collection writes every inherited record's GC
+        header (both halves), with it only the reads' reference counts copy."""
+        py = python_interpreters()["running"]
+        read = source_line(PY_SOURCE, "READ_HERE")
+        collect = source_line(PY_SOURCE, "COLLECT_HERE")
+        for args in (["collect"], ["collect", "freeze"]):
+            with self.subTest(args=args):
+                r = self.run_workers(py, "fork", args=args)
+                workers = {int(p) for p in re.findall(r"worker \d pid (\d+)", r.log)}
+                self.assertEqual(len(workers), 2, r.log)
+                reports = {rep["pid"]: rep for rep in r.reports}
+                for pid in workers:
+                    writers = reports[pid]["fork"]["writers"]
+                    at_read = sum(w["bytes"] for w in writers if py_frame_at(w["frames"], read))
+                    at_collect = sum(w["bytes"] for w in writers
+                                     if py_frame_at(w["frames"], collect))
+                    self.assertGreater(at_read, 2 << 20, writers[:3])
+                    if "freeze" in args:
+                        self.assertLess(at_collect, at_read / 10, writers[:3])
+                    else:  # the other half's pages too
+                        self.assertGreater(at_collect, 1.5 * at_read, writers[:3])
 
     def test_forkserver_workers_inherit_the_server_not_the_parent(self):
         py = python_interpreters()["running"]
