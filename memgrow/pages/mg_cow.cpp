@@ -97,8 +97,8 @@ void copy_page(ThreadId tid, Addr page) {
 }
 
 // The inline check found a shared page, or a store crossing into the next
-// page: the slow path looks at each page. The store's size is in the
-// helper's name where it is a power of 2 (one argument less to pass).
+// page: the slow path looks at each page. One helper per size that is a
+// power of 2 up to 32: the size is no argument to pass at each store.
 template <SizeT N> void store_slow_n(Addr a) {
     cow_write_slow(VG_(get_running_tid)(), a, N);
 }
