@@ -6,8 +6,10 @@
  * (a read-modify-write of each word, as reference counts are), in a forked
  * child ("fork") or in the process itself ("nofork"), and prints the time
  * of the first pass (every page copied) and of the others (every page
- * already copied: the inline check alone). Under memgrow only the child's
- * stores are checked; the difference of the two runs is the check's cost.
+ * already copied: the inline check alone), in CPU time (the shared
+ * machine's load moves wall time more). Under memgrow only a forked child's
+ * stores are checked: run "fork" with --fork-pages=yes and =no, and the
+ * difference is the check's cost.
  *
  * Build: cc -O2 -g -o cow_child cow_child.c
  */
@@ -20,7 +22,7 @@
 
 static double now(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 

@@ -168,7 +168,7 @@ void on_deliver_signal(ThreadId, Int sig, Bool) {
 
 void at_fork_child(ThreadId tid) {
     forked_child = true;
-    cow_at_fork(tid);
+    if (clo.fork_pages) cow_at_fork(tid);
 }
 
 // A system call's write into client memory (read(), a struct filled in).

@@ -107,7 +107,8 @@ static const HChar* const kOtherValueOptions[] = {
     "--follow-launchers", "--python-test-layout-mismatch",
     "--teardown-scan",    "--mark-at",
     "--addressability",   "--partial-loads-ok",
-    "--python-free-lists", "--json-sites"};
+    "--python-free-lists", "--json-sites",
+    "--fork-pages"};
 
 // The value of arg if it is "name=value", else null.
 static const HChar* value_of(const HChar* arg, const HChar* name) {
@@ -249,6 +250,7 @@ Bool process_option(const HChar* arg) {
     } else if VG_BINT_CLO (arg, "--freelist-big-blocks", clo.freelist_big_blocks, 0, 1ull << 40) {
     } else if VG_BOOL_CLO (arg, "--addressability", clo.addressability) {
     } else if VG_BOOL_CLO (arg, "--partial-loads-ok", clo.partial_loads_ok) {
+    } else if VG_BOOL_CLO (arg, "--fork-pages", clo.fork_pages) {
     } else if VG_STR_CLO (arg, "--leak-check", str) {
         if VG_STREQ (str, "no")
             clo.leak_check = LeakCheck::no;
@@ -329,6 +331,8 @@ void print_usage() {
      "                              the fastest growth hunt [yes]\n"
      "    --partial-loads-ok=yes|no  an aligned load partly out of a block is no\n"
      "                              error (vectorised string code reads so) [yes]\n"
+     "    --fork-pages=yes|no       a forked child says which of the pages it inherited\n"
+     "                              it copied, what they held and who wrote them [yes]\n"
      "    --freelist-vol=<n>        freed bytes held back from reuse, to detect double\n"
      "                              frees and accesses after free [20000000 with\n"
      "                              --addressability=yes, 262144 with no]\n"

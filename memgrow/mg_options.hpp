@@ -51,6 +51,8 @@ struct Options {
     Bool addressability = True;
     // --partial-loads-ok: an aligned load partly out of bounds is no error
     Bool partial_loads_ok = True;
+    // --fork-pages: a forked child follows its copy-on-write pages
+    Bool fork_pages = True;
     LeakCheck leak_check = LeakCheck::full;
     UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible) | kTeardownBit;
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)

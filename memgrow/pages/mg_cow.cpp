@@ -11,14 +11,16 @@ bool cow_on = false;
 namespace {
 
 // One byte per 4 KiB page of the low 128 GiB, where Valgrind places the
-// client: 1 while the page is shared with the parent. Fresh zero pages,
-// made at the fork (32 MiB of address space, a page of it per 16 MiB of
-// client pages touched). Higher addresses alias lower ones in the inline
-// check and are not followed (the slow path ignores them).
+// client: 1 while the page is shared with the parent. Higher addresses
+// alias lower ones in the inline check and are not followed (the slow path
+// ignores them). 32 MiB of the tool's bss: zero pages that only a forked
+// child touches (a page of the map per 16 MiB of client pages), and below
+// 2 GiB (the tool's image is), so that the inline check's load takes the
+// map's address as a 32-bit displacement.
 constexpr UInt kPageBits = 12;
 constexpr UInt kMapBits = 25;
 constexpr Addr kLimit = Addr(1) << (kPageBits + kMapBits);
-UChar* shared;
+alignas(4096) UChar shared[SizeT(1) << kMapBits];
 
 Int parent_pid;
 ULong inherited, copied;
@@ -94,10 +96,19 @@ void copy_page(ThreadId tid, Addr page) {
     add_writer(current_stack_node(tid), cow::kPageBytes);
 }
 
-// The inline check found a shared page among the ones the store touches.
+// The inline check found a shared page, or a store crossing into the next
+// page: the slow path looks at each page. One helper per size that is a
+// power of 2 up to 32: the size is no argument to pass at each store.
+template <SizeT N> void store_slow_n(Addr a) {
+    cow_write_slow(VG_(get_running_tid)(), a, N);
+}
 void store_slow(Addr a, SizeT n) {
     cow_write_slow(VG_(get_running_tid)(), a, n);
 }
+void* const kSlowBySize[] = {
+    reinterpret_cast<void*>(&store_slow_n<1>),  reinterpret_cast<void*>(&store_slow_n<2>),
+    reinterpret_cast<void*>(&store_slow_n<4>),  reinterpret_cast<void*>(&store_slow_n<8>),
+    reinterpret_cast<void*>(&store_slow_n<16>), reinterpret_cast<void*>(&store_slow_n<32>)};
 
 // Marks the resident pages of a private writable client segment shared
 // (mincore: a page never touched is not copied, the kernel maps a fresh one).
@@ -133,6 +144,13 @@ void snapshot_blocks() {
     VG_(free)(all);
 }
 
+IRExpr* c64(ULong v) {
+    return IRExpr_Const(IRConst_U64(v));
+}
+IRExpr* u8(UInt v) {
+    return IRExpr_Const(IRConst_U8(static_cast<UChar>(v)));
+}
+
 IRExpr* tmp(IRSB* sb, IRType ty, IRExpr* e) {
     IRTemp t = newIRTemp(sb->tyenv, ty);
     addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
@@ -141,32 +159,42 @@ IRExpr* tmp(IRSB* sb, IRType ty, IRExpr* e) {
 
 // The byte of the map for the page of a: shared[(a >> 12) & mask].
 IRExpr* page_byte(IRSB* sb, IRExpr* a) {
-    IRExpr* idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, a, IRExpr_Const(IRConst_U8(kPageBits))));
-    idx = tmp(sb, Ity_I64,
-              IRExpr_Binop(Iop_And64, idx, IRExpr_Const(IRConst_U64((1ull << kMapBits) - 1))));
-    IRExpr* at = tmp(
-        sb, Ity_I64,
-        IRExpr_Binop(Iop_Add64, idx, IRExpr_Const(IRConst_U64(reinterpret_cast<ULong>(shared)))));
+    IRExpr* idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, a, u8(kPageBits)));
+    idx = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, idx, c64((1ull << kMapBits) - 1)));
+    IRExpr* at =
+        tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, idx, c64(reinterpret_cast<ULong>(&shared[0]))));
     return tmp(sb, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, at));
 }
 
-// Before a store of n bytes at addr: the slow path when the page of its
-// first or last byte is shared.
+// After a store of n bytes at addr: the slow path when the map byte of the
+// page of its first byte is set, or when the store crosses into the next
+// page (rare; its first byte's page may be copied and the next shared).
 void add_check(IRSB* sb, const VexGuestLayout* layout, IRExpr* addr, UInt n, IRExpr* guard) {
     if (n == 0) return;
     if (!isIRAtom(addr)) addr = tmp(sb, Ity_I64, addr);
-    IRExpr* v = page_byte(sb, addr);
-    if (n > 1) {
-        IRExpr* last =
-            tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, addr, IRExpr_Const(IRConst_U64(n - 1))));
-        v = tmp(sb, Ity_I8, IRExpr_Binop(Iop_Or8, v, page_byte(sb, last)));
+    IRExpr* cond = nullptr;
+    if (n < cow::kPageBytes) {
+        IRExpr* v = tmp(sb, Ity_I64, IRExpr_Unop(Iop_8Uto64, page_byte(sb, addr)));
+        if (n > 1) { // 1 when the store crosses: ((addr & 4095) + n - 1) >> 12
+            IRExpr* off = tmp(sb, Ity_I64, IRExpr_Binop(Iop_And64, addr, c64(cow::kPageBytes - 1)));
+            IRExpr* end = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Add64, off, c64(n - 1)));
+            IRExpr* cross = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Shr64, end, u8(kPageBits)));
+            v = tmp(sb, Ity_I64, IRExpr_Binop(Iop_Or64, v, cross));
+        }
+        cond = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE64, v, c64(0)));
     }
-    IRExpr* cond = tmp(sb, Ity_I1, IRExpr_Binop(Iop_CmpNE8, v, IRExpr_Const(IRConst_U8(0))));
-    if (guard) cond = tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, cond, guard));
-    IRDirty* d = unsafeIRDirty_0_N(0, "mg_cow_store",
-                                   VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&store_slow)),
-                                   mkIRExprVec_2(addr, IRExpr_Const(IRConst_U64(n))));
-    d->guard = cond;
+    if (guard) cond = cond ? tmp(sb, Ity_I1, IRExpr_Binop(Iop_And1, cond, guard)) : guard;
+    UInt log = 0;
+    while (log < 6 && (1u << log) < n)
+        ++log;
+    IRDirty* d =
+        log < 6 && (1u << log) == n
+            ? unsafeIRDirty_0_N(0, "mg_cow_store", VG_(fnptr_to_fnentry)(kSlowBySize[log]),
+                                mkIRExprVec_1(addr))
+            : unsafeIRDirty_0_N(0, "mg_cow_store",
+                                VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&store_slow)),
+                                mkIRExprVec_2(addr, IRExpr_Const(IRConst_U64(n))));
+    if (cond) d->guard = cond;
     access_annotate_unwind(d, layout); // the first write's stack is unwound
     addStmtToIRSB(sb, IRStmt_Dirty(d));
 }
@@ -196,7 +224,7 @@ Int writers_desc(const void* x, const void* y) {
 // A child of a forked child starts over: what its parent tracked of its own
 // fork is not this process's.
 void forget_parents_fork() {
-    if (shared) vgc::discard_pages(reinterpret_cast<Addr>(shared), SizeT(1) << kMapBits);
+    if (cow_on) vgc::discard_pages(reinterpret_cast<Addr>(shared), sizeof shared);
     if (spans) VG_(free)(spans);
     if (writers) VG_(free)(writers);
     if (sorted_sites) VG_(free)(sorted_sites);
@@ -215,11 +243,6 @@ void forget_parents_fork() {
 
 void cow_at_fork(ThreadId tid) {
     forget_parents_fork();
-    if (!shared) shared = static_cast<UChar*>(vgc::fresh_pages(SizeT(1) << kMapBits));
-    if (!shared) {
-        VG_(umsg)("memgrow: no memory to follow this forked child's pages\n");
-        return;
-    }
     parent_pid = VG_(getppid)();
     stack_hi = VG_(thread_get_stack_max)(tid);
     stack_lo = stack_hi - VG_(thread_get_stack_size)(tid);
@@ -252,7 +275,10 @@ void cow_write_slow(ThreadId tid, Addr a, SizeT n) {
 }
 
 bool cow_helper(const IRDirty* d) {
-    return d->cee->addr == VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&store_slow));
+    if (d->cee->addr == VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&store_slow))) return true;
+    for (void* f : kSlowBySize)
+        if (d->cee->addr == VG_(fnptr_to_fnentry)(f)) return true;
+    return false;
 }
 
 void cow_unmapped(Addr a, SizeT len) {

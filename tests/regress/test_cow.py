@@ -123,6 +123,20 @@ class CopyOnWrite(unittest.TestCase):
         self.assertTrue(any(f["line"] == read and f["file"].endswith("cow_read.c")
                             for f in writer["frames"]), writer)
 
+    def test_a_store_crossing_into_a_shared_page_copies_it(self):
+        r = run([program("cow_cross")])
+        self.assertEqual(r.rc, 0, r.log)
+        child = next(rep for rep in r.reports if "fork" in rep)
+        sites = {s["id"]: s for s in child["sites"]}
+        buffer = source_line("tests/regress/cow_cross.c", "BUFFER_HERE")
+        crossing = source_line("tests/regress/cow_cross.c", "CROSSING_STORE")
+        [held] = [c for c in child["fork"]["copied"] if "site" in c and any(
+            f["line"] == buffer for f in sites[c["site"]]["frames"])]
+        self.assertEqual(held["bytes"], 2 * PAGE, child["fork"]["copied"])
+        at_crossing = [w for w in child["fork"]["writers"] if any(
+            f["line"] == crossing and f["file"].endswith("cow_cross.c") for f in w["frames"])]
+        self.assertEqual(sum(w["bytes"] for w in at_crossing), PAGE, child["fork"]["writers"])
+
     def test_a_process_that_never_forked_has_no_fork_section(self):
         r = run([program("grow_list")])
         self.assertEqual(r.rc, 0, r.log)
@@ -143,9 +157,9 @@ class PythonWorkers(unittest.TestCase):
     """Two workers reading half of a dataset of small dicts each, on the
     shared 3.11 and on 3.14."""
 
-    def run_workers(self, py, how, options=()):
-        r = run([*py.argv, PY_SCRIPT, how], options=options, env={"PYTHONMALLOC": "malloc"},
-                timeout=900)
+    def run_workers(self, py, how, options=(), args=()):
+        r = run([*py.argv, PY_SCRIPT, how, *args], options=options,
+                env={"PYTHONMALLOC": "malloc"}, timeout=900)
         self.assertEqual(r.rc, 0, r.log)
         self.assertIn(f"done {how}", r.log)
         return r
@@ -192,6 +206,56 @@ class PythonWorkers(unittest.TestCase):
             self.assertIn(pid, reports, r.log)
             self.assertNotIn("fork", reports[pid])
         self.assertNotIn("COPY-ON-WRITE", r.log)
+
+    def test_gc_freeze_spares_the_collections_writes_not_the_reads(self):
+        """Records the collector tracks and a full collection in each worker:
+        without gc.freeze() the collection writes every inherited record's GC
+        header (both halves), with it only the reads' reference counts copy."""
+        py = python_interpreters()["running"]
+        read = source_line(PY_SOURCE, "READ_HERE")
+        collect = source_line(PY_SOURCE, "COLLECT_HERE")
+        for args in (["collect"], ["collect", "freeze"]):
+            with self.subTest(args=args):
+                r = self.run_workers(py, "fork", args=args)
+                workers = {int(p) for p in re.findall(r"worker \d pid (\d+)", r.log)}
+                self.assertEqual(len(workers), 2, r.log)
+                reports = {rep["pid"]: rep for rep in r.reports}
+                for pid in workers:
+                    writers = reports[pid]["fork"]["writers"]
+                    at_read = sum(w["bytes"] for w in writers if py_frame_at(w["frames"], read))
+                    at_collect = sum(w["bytes"] for w in writers
+                                     if py_frame_at(w["frames"], collect))
+                    self.assertGreater(at_read, 2 << 20, writers[:3])
+                    if "freeze" in args:
+                        self.assertLess(at_collect, at_read / 10, writers[:3])
+                    else:  # the other half's pages too
+                        self.assertGreater(at_collect, 1.5 * at_read, writers[:3])
+
+    def test_forkserver_workers_inherit_the_server_not_the_parent(self):
+        py = python_interpreters()["running"]
+        r = self.run_workers(py, "forkserver", options=["--trace-children=yes"])
+        workers = {int(p) for p in re.findall(r"worker \d pid (\d+)", r.log)}
+        self.assertEqual(len(workers), 2, r.log)
+        reports = {rep["pid"]: rep for rep in r.reports}
+        [main] = [rep for rep in r.reports
+                   if [os.path.basename(a) for a in rep["command"][1:2]] == ["py_cow_workers.py"]]
+        dataset = source_line(PY_SOURCE, "DATASET_HERE")
+        servers = set()
+        for pid in workers:
+            fork = reports[pid]["fork"]
+            # Forked from the server (a fresh interpreter the parent started),
+            # not from the parent that built the dataset: none of its pages.
+            self.assertNotEqual(fork["parent_pid"], main["pid"])
+            servers.add(fork["parent_pid"])
+            sites = {s["id"]: s for s in reports[pid]["sites"]}
+            self.assertFalse([c for c in fork["copied"] if "site" in c and
+                              py_frame_at(sites[c["site"]]["frames"], dataset)], fork["copied"])
+        [server] = servers
+        # The server itself was started by exec: it inherited nothing.
+        self.assertEqual(reports[server]["ppid"], main["pid"])
+        self.assertNotIn("fork", reports[server])
+        self.assertNotIn("fork", main)
+        self.assertNotIn(f"forked from {main['pid']}", r.log)
 
 
 if __name__ == "__main__":
