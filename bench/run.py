@@ -247,7 +247,7 @@ def glibc_debuginfo(python, tmp):
 class Tools:
     """Which configurations can run here, and how to run them."""
 
-    def __init__(self, build, tmp):
+    def __init__(self, build, tmp, before=None):
         self.tmp = tmp
         self.vg_options = []  # given to every Valgrind tool (glibc_debuginfo)
         self.valgrind = shutil.which("valgrind")
@@ -298,6 +298,12 @@ class Tools:
             else:
                 self.missing["memgrow"] = ("memgrow not installed (no %s/vg-in-place, and "
                                            "`valgrind --tool=memgrow` fails)" % build)
+        # --before DIR: a second memgrow build, its rows beside this one's.
+        self.before_vg = os.path.join(before, "vg-in-place") if before else None
+        if not before:
+            self.missing["before"] = "no --before build given"
+        elif not probe([self.before_vg] + mg_probe)[0]:
+            self.missing["before"] = "%s --tool=memgrow does not start" % self.before_vg
         self.heaptrack = shutil.which("heaptrack")
         if not self.heaptrack:
             self.missing["heaptrack"] = "heaptrack not installed (not on PATH)"
@@ -321,6 +327,9 @@ class Tools:
         if config.split()[0] == "memgrow":  # "memgrow --option ...": memgrow with options
             return ([self.memgrow_vg, "--tool=memgrow", "--json-file=" + out + ".json"]
                     + vg + config.split()[1:] + argv)
+        if config.split()[0] == "before":  # "before memgrow ...": the --before build
+            return ([self.before_vg, "--tool=memgrow", "--json-file=" + out + ".json"]
+                    + vg + config.split()[2:] + argv)
         if config == "heaptrack":
             return [self.heaptrack, "-o", out + ".heaptrack"] + argv
         if config.split()[0] == "memray":  # argv: the interpreter and its arguments
@@ -364,6 +373,19 @@ def base_env():
     return env
 
 
+def with_before(tools, rows_spec):
+    """Each memgrow row followed by the same row of the --before build, if
+    one was given."""
+    if not tools.before_vg:
+        return rows_spec
+    out = []
+    for label, config, group, argv, env in rows_spec:
+        out.append((label, config, group, argv, env))
+        if config.split()[0] == "memgrow":
+            out.append(("before " + label, "before " + config, group, argv, env))
+    return out
+
+
 def run_workload(runner, tools, title, rows_spec, repeat):
     """rows_spec: list of (label, config, group, argv, env). `group` names the
     baseline family: ×native and ×none compare with the native and none rows
@@ -376,7 +398,8 @@ def run_workload(runner, tools, title, rows_spec, repeat):
         tool = config.split()[0]
         row = {"label": label, "config": config, "group": group}
         results.append(row)
-        if config in tools.skip or tool in tools.skip:
+        mine = config[len("before "):] if tool == "before" else config
+        if mine in tools.skip or tool in tools.skip:
             row["skipped"] = "left out (--skip)"
             continue
         if tool in tools.missing:
@@ -474,7 +497,10 @@ def targets(title, results):
     verdict), wall and CPU, and the best runs' wall ratio."""
     by = {r["config"]: r for r in results if r.get("secs") is not None}
     lines = []
-    for mine, peer, limit in TARGETS[title]:
+    pairs = [(mine, peer, limit) for mine, peer, limit in TARGETS[title]]
+    pairs += [("before " + mine, ("before " + peer) if peer.startswith("memgrow") else peer, limit)
+              for mine, peer, limit in TARGETS[title] if "before " + mine in by]
+    for mine, peer, limit in pairs:
         m, p = by.get(mine), by.get(peer)
         name = "%s / %s" % (mine, peer)
         if m is None or p is None:
@@ -745,6 +771,9 @@ def main():
     ap.add_argument("--python", default=None,
                     help="Python interpreter to measure: a path, or a name of the tests' "
                          "interpreters (3.13, 3.14, 3.15, debian) [this one]")
+    ap.add_argument("--before", metavar="DIR",
+                    help="another memgrow build (DIR/vg-in-place) whose memgrow rows run beside "
+                         "this one's, in the same rounds: a change's before and after")
     ap.add_argument("--skip", action="append", default=[], metavar="CONFIG",
                     help="leave out a configuration: a tool (dhat) or a row's configuration "
                          "('memcheck --undef-value-errors=no') (repeatable)")
@@ -774,7 +803,7 @@ def main():
 
 def run(args, repeat, q, sections, tmp, t_start):
     build = os.path.abspath(args.build)
-    tools = Tools(build, tmp)
+    tools = Tools(build, tmp, args.before and os.path.abspath(args.before))
     tools.skip = set(args.skip)
     env = base_env()
 
@@ -815,7 +844,7 @@ def run(args, repeat, q, sections, tmp, t_start):
         n = C_ITERS[q]
         title = "C workload: malloc_heavy %d (grow)" % n
         spec = [(c, c, "c", [exe, str(n), "grow"], env) for c in CONFIGS]
-        res = run_workload(runner, tools, title, spec, repeat)
+        res = run_workload(runner, tools, title, with_before(tools, spec), repeat)
         tables.append((title, res))
         checks += targets("C", res)
         checks += report_line(tmp, "C", res, "list_push")
@@ -835,7 +864,7 @@ def run(args, repeat, q, sections, tmp, t_start):
              for c in ("memray", "memray --native", "memcheck", "memcheck --undef-value-errors=no",
                        "massif", "dhat", HUNT + " --python=no", HUNT + " --python-free-lists=no",
                        HUNT, "memgrow", "heaptrack")]
-        res = run_workload(runner, tools, title, spec, repeat)
+        res = run_workload(runner, tools, title, with_before(tools, spec), repeat)
         tables.append((title, res))
         checks += targets("Python", res)
         checks += report_line(tmp, "Python", res, None)
@@ -845,7 +874,7 @@ def run(args, repeat, q, sections, tmp, t_start):
         argv = [python, "-c", "pass"]
         spec = [(c, c, "startup", argv, env)
                 for c in ("native", "none", "memcheck", "massif", HUNT, "memgrow")]
-        res = run_workload(runner, tools, title, spec, repeat)
+        res = run_workload(runner, tools, title, with_before(tools, spec), repeat)
         tables.append((title, res))
         checks += targets("Start-up", res)
 
