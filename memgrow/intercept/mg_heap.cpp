@@ -153,7 +153,6 @@ UInt free_stack(ThreadId tid) {
 } // namespace
 
 Block* heap_record_block(ThreadId tid, Table t, Addr a, SizeT size, AllocKind kind) {
-    block_prefetch(t, a); // a cache miss, while the stack is read
     Site* s = site_of_current_stack(tid, Space::host, 0);
     Block* b = block_new(t, a, size, s, kind);
     b->birth = clock_end();

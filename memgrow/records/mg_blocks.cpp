@@ -1,5 +1,4 @@
 #include "records/mg_blocks.hpp"
-#include "core/addr_table.hpp"
 #include "mg_options.hpp"
 #include "records/mg_stack_tree.hpp"
 
@@ -24,25 +23,8 @@ const HChar* alloc_kind_name(AllocKind k) {
 
 namespace {
 
-void* table_alloc(usize bytes) {
-    return VG_(malloc)("mg.blocks.table", bytes);
-}
-void table_free(void* p) {
-    VG_(free)(p);
-}
-
-// Host, device and virtual-memory blocks by address (or handle): one record
-// per address but where a custom allocator declares a block over a live one.
-// Mempool chunks share starts by design (two pools' first chunks): they
-// stay in a VG_(HT), found by (address, pool).
-__constinit AddrTable<Block> tables[3] = {
-    {table_alloc, table_free}, {table_alloc, table_free}, {table_alloc, table_free}};
-VgHashTable* pool_table;
+VgHashTable* tables[4];
 PoolAlloc* block_pool; // fixed-size nodes: cheaper than VG_(malloc) per block
-
-AddrTable<Block>& table(Table t) {
-    return tables[static_cast<UInt>(t)];
-}
 
 // The freed-block queue, as memcheck's: two FIFO lists, blocks of at least
 // --freelist-big-blocks bytes in list 0 (released first), the others in
@@ -71,7 +53,10 @@ void release_oldest(void (*release)(const FreedBlock&)) {
 } // namespace
 
 void blocks_init() {
-    pool_table = VG_(HT_construct)("mg.blocks.pool");
+    tables[0] = VG_(HT_construct)("mg.blocks.host");
+    tables[1] = VG_(HT_construct)("mg.blocks.device");
+    tables[2] = VG_(HT_construct)("mg.blocks.vmm");
+    tables[3] = VG_(HT_construct)("mg.blocks.pool");
     block_pool = VG_(newPA)(sizeof(Block), 1000, VG_(malloc), "mg.blocks.pool", VG_(free));
     freed_pool = VG_(newPA)(sizeof(FreedNode), 1000, VG_(malloc), "mg.blocks.freed", VG_(free));
 }
@@ -81,9 +66,8 @@ void keep_node(void*) {} // the nodes go with their pool
 } // namespace
 
 void blocks_release_all() {
-    for (AddrTable<Block>& t : tables)
-        t.reset();
-    VG_(HT_destruct)(pool_table, keep_node);
+    for (VgHashTable*& t : tables)
+        VG_(HT_destruct)(t, keep_node);
     VG_(deletePA)(block_pool);
     VG_(deletePA)(freed_pool);
     freed_head[0] = freed_head[1] = freed_tail[0] = freed_tail[1] = nullptr;
@@ -91,27 +75,6 @@ void blocks_release_all() {
     free_stacks_release(); // the quarantine's
     blocks_init();         // empty, and as valid as before
 }
-
-namespace {
-
-void add(Table t, Block* b) {
-    if (t == Table::pool)
-        VG_(HT_add_node)(pool_table, b);
-    else
-        table(t).add(b->addr, b); // VG_(malloc) does not fail: it ends the run
-}
-
-template <typename F> void for_each_block(Table t, F f) {
-    if (t != Table::pool) {
-        table(t).for_each(f);
-        return;
-    }
-    VG_(HT_ResetIter)(pool_table);
-    while (auto* b = static_cast<Block*>(VG_(HT_Next)(pool_table)))
-        f(b);
-}
-
-} // namespace
 
 Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind) {
     Block* b = static_cast<Block*>(VG_(allocEltPA)(block_pool));
@@ -126,22 +89,16 @@ Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind) {
     b->slab = 0;
     b->maps = 0;
     b->birth = 0;
-    add(t, b);
+    VG_(HT_add_node)(tables[static_cast<UInt>(t)], b);
     return b;
 }
 
 Block* block_find(Table t, Addr addr) {
-    if (t == Table::pool) return static_cast<Block*>(VG_(HT_lookup)(pool_table, addr));
-    return table(t).find(addr);
-}
-
-void block_prefetch(Table t, Addr addr) {
-    if (t != Table::pool) table(t).prefetch(addr);
+    return static_cast<Block*>(VG_(HT_lookup)(tables[static_cast<UInt>(t)], addr));
 }
 
 Block* block_remove(Table t, Addr addr) {
-    if (t == Table::pool) return static_cast<Block*>(VG_(HT_remove)(pool_table, addr));
-    return table(t).remove(addr);
+    return static_cast<Block*>(VG_(HT_remove)(tables[static_cast<UInt>(t)], addr));
 }
 
 namespace {
@@ -168,48 +125,40 @@ Word same_pool(const void* x, const void* y) {
 } // namespace
 
 void block_unlink(Table t, Block* b) {
-    if (t == Table::pool)
-        VG_(HT_gen_remove)(pool_table, b, same_node);
-    else
-        table(t).remove_record(b->addr, b);
+    VG_(HT_gen_remove)(tables[static_cast<UInt>(t)], b, same_node);
 }
 
 void block_move(Table t, Block* b, Addr to) {
     block_unlink(t, b);
     b->addr = to;
-    add(t, b);
+    VG_(HT_add_node)(tables[static_cast<UInt>(t)], b);
 }
 
 Block* block_find_chunk(Addr addr, UInt pool) {
     Block key;
     key.addr = addr;
     key.pool = pool;
-    return static_cast<Block*>(VG_(HT_gen_lookup)(pool_table, &key, same_pool));
+    return static_cast<Block*>(
+        VG_(HT_gen_lookup)(tables[static_cast<UInt>(Table::pool)], &key, same_pool));
 }
 
 Block* block_bracketing(Table t, Addr a, SizeT rz) {
-    Block* inside = nullptr;
+    VgHashTable* h = tables[static_cast<UInt>(t)];
     Block* near = nullptr;
-    for_each_block(t, [&](Block* b) {
-        if (a >= b->addr && a < b->addr + b->size) inside = b;
+    VG_(HT_ResetIter)(h);
+    while (auto* b = static_cast<Block*>(VG_(HT_Next)(h))) {
+        if (a >= b->addr && a < b->addr + b->size) return b;
         if (a + rz >= b->addr && a < b->addr + b->size + rz) near = b;
-    });
-    return inside ? inside : near;
+    }
+    return near;
 }
 
 UInt blocks_count(Table t) {
-    if (t == Table::pool) return VG_(HT_count_nodes)(pool_table);
-    return static_cast<UInt>(table(t).size());
+    return VG_(HT_count_nodes)(tables[static_cast<UInt>(t)]);
 }
 
 Block** blocks_snapshot(Table t, UInt* n) {
-    if (t == Table::pool) return reinterpret_cast<Block**>(VG_(HT_to_array)(pool_table, n));
-    *n = blocks_count(t);
-    if (*n == 0) return nullptr;
-    auto** all = static_cast<Block**>(VG_(malloc)("mg.blocks.snapshot", *n * sizeof(Block*)));
-    UInt k = 0;
-    table(t).for_each([&](Block* b) { all[k++] = b; });
-    return all;
+    return reinterpret_cast<Block**>(VG_(HT_to_array)(tables[static_cast<UInt>(t)], n));
 }
 
 void quarantine_push(const FreedBlock& f) {

@@ -19,7 +19,7 @@ inline bool custom_kind(AllocKind k) {
 }
 
 struct Block {
-    Block* next; // VgHashNode layout (mempool chunks' table): next, key
+    Block* next; // VgHashNode layout: next, key
     UWord addr;
     SizeT size;
     Site* site;
@@ -83,8 +83,6 @@ void blocks_init();
 void blocks_release_all();
 Block* block_new(Table t, Addr addr, SizeT size, Site* site, AllocKind kind);
 Block* block_find(Table t, Addr addr);
-// Brings the table's line for addr into the cache, ahead of adding it.
-void block_prefetch(Table t, Addr addr);
 // Removes the block from its table; the caller releases it with block_dispose.
 Block* block_remove(Table t, Addr addr);
 void block_dispose(Block* b);
