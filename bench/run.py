@@ -60,7 +60,8 @@ class Runner:
         self.failures = []
 
     def once(self, argv, env):
-        """Runs argv once; returns (seconds, peak RSS KiB, exit status, log).
+        """Runs argv once; returns (seconds, peak RSS KiB, exit status, CPU
+        seconds, log).
 
         The command runs under rusage_run (see rusage_run.c): forked from
         Python, its peak RSS would include the interpreter's. The exit status
@@ -75,41 +76,51 @@ class Runner:
             raise Failure("rusage_run failed (exit status %d) on: %s\n%s" % (
                 rc, " ".join(argv), read_tail(out_path)))
         with open(res_path) as f:
-            secs, kib, status = f.read().split()
-        return float(secs), int(kib), int(status), out_path
+            secs, kib, status, cpu = f.read().split()
+        return float(secs), int(kib), int(status), float(cpu), out_path
+
+    def run_one(self, name, argv, env, label):
+        """One run that must succeed: (seconds, peak RSS KiB, CPU seconds,
+        log). A failed run is retried once (announced); a second failure is
+        recorded and raised."""
+        attempt = 0
+        while True:
+            try:
+                secs, kib, rc, cpu, out_path = self.once(argv, env)
+            except Failure as e:
+                self.failures.append("%s: %s" % (name, e))
+                raise
+            if rc == 0:
+                log("  %-30s %s: %7.2f s  %7.2f s CPU  %7.1f MiB" % (
+                    name, label, secs, cpu, kib / 1024.0))
+                return secs, kib, cpu, out_path
+            what = "exit status %d" % rc if rc > 0 else "killed by signal %d" % -rc
+            if attempt < self.retries:
+                # The tool may have been rebuilt under us.
+                attempt += 1
+                log("  %s: %s, retrying once (log %s)" % (name, what, out_path))
+                continue
+            msg = "%s failed: %s\n  command: %s\n  last lines of its output:\n%s" % (
+                name, what, " ".join(argv), read_tail(out_path))
+            self.failures.append(msg)
+            raise Failure(msg)
 
     def measure(self, name, argv, env, repeat):
-        """Best (lowest) wall time and median peak RSS over `repeat` runs.
+        """`repeat` runs of one command in a row: see summary()."""
+        runs = [self.run_one(name, argv, env, "run %d/%d" % (i + 1, repeat))
+                for i in range(repeat)]
+        return summary(name, argv, runs)
 
-        The best time, not the median: other load on the machine (a build on
-        a 2-core box) only ever adds time, so the minimum is the steadiest."""
-        times, rss = [], []
-        for i in range(repeat):
-            attempt = 0
-            while True:
-                try:
-                    secs, kib, rc, out_path = self.once(argv, env)
-                except Failure as e:
-                    self.failures.append("%s: %s" % (name, e))
-                    raise
-                if rc == 0:
-                    break
-                what = "exit status %d" % rc if rc > 0 else "killed by signal %d" % -rc
-                if attempt < self.retries:
-                    # One retry, announced: the tool may have been rebuilt
-                    # under us. A second failure is reported as a failure.
-                    attempt += 1
-                    log("  %s: %s, retrying once (log %s)" % (name, what, out_path))
-                    continue
-                msg = "%s failed: %s\n  command: %s\n  last lines of its output:\n%s" % (
-                    name, what, " ".join(argv), read_tail(out_path))
-                self.failures.append(msg)
-                raise Failure(msg)
-            times.append(secs)
-            rss.append(kib)
-            log("  %-30s run %d/%d: %7.2f s  %7.1f MiB" % (name, i + 1, repeat, secs, kib / 1024.0))
-        return {"name": name, "secs": min(times), "median": statistics.median(times),
-                "rss_kib": statistics.median(rss), "argv": argv, "log": out_path}
+
+def summary(name, argv, runs):
+    """Best (lowest) and median wall and CPU time, median peak RSS of runs
+    [(seconds, KiB, CPU seconds, log)]. Other load on the machine (a build
+    on a 2-core box) only ever adds time, so the minimum is the steadiest;
+    the median is what the issues' targets name."""
+    times, rss, cpu = [r[0] for r in runs], [r[1] for r in runs], [r[2] for r in runs]
+    return {"name": name, "secs": min(times), "median": statistics.median(times),
+            "cpu": min(cpu), "cpu_median": statistics.median(cpu),
+            "rss_kib": statistics.median(rss), "argv": argv, "log": runs[-1][3]}
 
 
 def read_tail(path, lines=25):
@@ -236,7 +247,7 @@ def glibc_debuginfo(python, tmp):
 class Tools:
     """Which configurations can run here, and how to run them."""
 
-    def __init__(self, build, tmp):
+    def __init__(self, build, tmp, before=None):
         self.tmp = tmp
         self.vg_options = []  # given to every Valgrind tool (glibc_debuginfo)
         self.valgrind = shutil.which("valgrind")
@@ -245,6 +256,7 @@ class Tools:
             self.in_place = None
         true_bin = shutil.which("true") or "/bin/true"
         self.missing = {}  # config -> reason
+        self.skip = set()  # configurations left out (--skip)
         peers = ["none", "memcheck", "massif", "dhat"]
         if not self.valgrind:
             for t in peers:
@@ -286,6 +298,12 @@ class Tools:
             else:
                 self.missing["memgrow"] = ("memgrow not installed (no %s/vg-in-place, and "
                                            "`valgrind --tool=memgrow` fails)" % build)
+        # --before DIR: a second memgrow build, its rows beside this one's.
+        self.before_vg = os.path.join(before, "vg-in-place") if before else None
+        if not before:
+            self.missing["before"] = "no --before build given"
+        elif not probe([self.before_vg] + mg_probe)[0]:
+            self.missing["before"] = "%s --tool=memgrow does not start" % self.before_vg
         self.heaptrack = shutil.which("heaptrack")
         if not self.heaptrack:
             self.missing["heaptrack"] = "heaptrack not installed (not on PATH)"
@@ -309,15 +327,41 @@ class Tools:
         if config.split()[0] == "memgrow":  # "memgrow --option ...": memgrow with options
             return ([self.memgrow_vg, "--tool=memgrow", "--json-file=" + out + ".json"]
                     + vg + config.split()[1:] + argv)
+        if config.split()[0] == "before":  # "before memgrow ...": the --before build
+            return ([self.before_vg, "--tool=memgrow", "--json-file=" + out + ".json"]
+                    + vg + config.split()[2:] + argv)
         if config == "heaptrack":
             return [self.heaptrack, "-o", out + ".heaptrack"] + argv
+        if config.split()[0] == "memray":  # argv: the interpreter and its arguments
+            return ([argv[0], "-m", "memray", "run"] + config.split()[1:]
+                    + ["-q", "-f", "-o", out + ".memray"] + argv[1:])
         raise ValueError(config)
+
+    def find_memray(self, python):
+        """memray for this interpreter: Debian sid's python3-memray, built
+        for sid's CPython 3.14, unpacked by scripts/fetch-memray.sh
+        (MEMGROW_MEMRAY names another such folder). Sets self.memray_env
+        (PYTHONPATH and LD_LIBRARY_PATH to add) or a reason it is missing."""
+        root = os.environ.get("MEMGROW_MEMRAY") or os.path.join(
+            os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "memgrow", "memray-sid")
+        self.memray_env = {"PYTHONPATH": os.path.join(root, "usr", "lib", "python3", "dist-packages"),
+                           "LD_LIBRARY_PATH": os.path.join(root, "usr", "lib", "x86_64-linux-gnu")}
+        if not os.path.isdir(self.memray_env["PYTHONPATH"]):
+            self.missing["memray"] = "memray not unpacked in %s (scripts/fetch-memray.sh)" % root
+            return
+        ok, out = probe([python, "-c", "import memray"], self.with_memray(base_env()))
+        if not ok:
+            self.missing["memray"] = ("memray in %s does not load on %s (Debian's is built for "
+                                      "sid's CPython 3.14: --python 3.14)" % (root, python))
+
+    def with_memray(self, env):
+        return dict(env, **self.memray_env)
 
 
 # The growth hunt: memgrow without the addressability checks.
 HUNT = "memgrow --addressability=no"
 CONFIGS = ["native", "none", "memcheck", "memcheck --undef-value-errors=no", "massif", "dhat",
-           "memgrow", HUNT, "heaptrack"]
+           "memgrow", HUNT, "heaptrack", "memray"]
 
 
 def base_env():
@@ -329,27 +373,55 @@ def base_env():
     return env
 
 
+def with_before(tools, rows_spec):
+    """Each memgrow row followed by the same row of the --before build, if
+    one was given."""
+    if not tools.before_vg:
+        return rows_spec
+    out = []
+    for label, config, group, argv, env in rows_spec:
+        out.append((label, config, group, argv, env))
+        if config.split()[0] == "memgrow":
+            out.append(("before " + label, "before " + config, group, argv, env))
+    return out
+
+
 def run_workload(runner, tools, title, rows_spec, repeat):
     """rows_spec: list of (label, config, group, argv, env). `group` names the
     baseline family: ×native and ×none compare with the native and none rows
-    of the same group (e.g. the same PYTHONMALLOC)."""
-    results = []
+    of the same group (e.g. the same PYTHONMALLOC). The rows run in
+    interleaved rounds (each round runs every row once), so that a change in
+    the machine's load falls on every row alike."""
+    results, live = [], []
     log("== %s" % title)
     for label, config, group, argv, env in rows_spec:
         tool = config.split()[0]
+        row = {"label": label, "config": config, "group": group}
+        results.append(row)
+        mine = config[len("before "):] if tool == "before" else config
+        if mine in tools.skip or tool in tools.skip:
+            row["skipped"] = "left out (--skip)"
+            continue
         if tool in tools.missing:
-            results.append({"label": label, "config": config, "group": group,
-                            "skipped": tools.missing[tool]})
+            row["skipped"] = tools.missing[tool]
             log("  %-30s skipped: %s" % (label, tools.missing[tool]))
             continue
         tag = "%s-%s" % (title.split()[0].lower(), label.replace(" ", "_").replace("=", "-"))
-        try:
-            r = runner.measure(label, tools.wrap(config, tag, argv), env, repeat)
-        except Failure:
-            results.append({"label": label, "config": config, "group": group, "failed": True})
-            continue
-        r.update(label=label, config=config, group=group, tag=tag)
-        results.append(r)
+        row.update(tag=tag, runs=[])
+        live.append((row, tools.wrap(config, tag, argv), env))
+    for i in range(repeat):
+        for row, argv, env in live:
+            if row.get("failed"):
+                continue
+            try:
+                row["runs"].append(runner.run_one(row["label"], argv, env,
+                                                  "round %d/%d" % (i + 1, repeat)))
+            except Failure:
+                row["failed"] = True
+    for row, argv, env in live:
+        runs = row.pop("runs")
+        if not row.get("failed"):
+            row.update(summary(row["label"], argv, runs))
     return results
 
 
@@ -383,9 +455,10 @@ def print_table(title, results, repeat):
 
     memcheck = find("memcheck", None)
     print()
-    print("%s  (wall time: best of %d run%s; peak RSS: median)" % (title, repeat, "" if repeat == 1 else "s"))
-    head = "%-30s %9s %9s %8s %10s %14s %12s" % (
-        "config", "seconds", "xnative", "xnone", "xmemcheck", "peak RSS MiB", "RSS xnative")
+    print("%s  (medians of %d interleaved round%s: wall time, CPU time = user + system, peak RSS)" % (
+        title, repeat, "" if repeat == 1 else "s"))
+    head = "%-34s %8s %8s %8s %8s %10s %14s %12s" % (
+        "config", "seconds", "CPU s", "xnative", "xnone", "xmemcheck", "peak RSS MiB", "RSS xnative")
     print(head)
     print("-" * len(head))
     for r in results:
@@ -393,45 +466,53 @@ def print_table(title, results, repeat):
             continue
         nat = find("native", r["group"])
         non = find("none", r["group"])
-        print("%-30s %9.2f %9s %8s %10s %14.1f %12s" % (
-            r["label"], r["secs"],
-            fmt(ratio(r["secs"], nat and nat["secs"]), ".1f"),
-            fmt(ratio(r["secs"], non and non["secs"]), ".2f"),
-            fmt(ratio(r["secs"], memcheck and memcheck["secs"]), ".2f"),
+        print("%-34s %8.2f %8.2f %8s %8s %10s %14.1f %12s" % (
+            r["label"], r["median"], r["cpu_median"],
+            fmt(ratio(r["median"], nat and nat["median"]), ".1f"),
+            fmt(ratio(r["median"], non and non["median"]), ".2f"),
+            fmt(ratio(r["median"], memcheck and memcheck["median"]), ".2f"),
             r["rss_kib"] / 1024.0,
             fmt(ratio(r["rss_kib"], nat and nat["rss_kib"]), ".1f")))
 
 
 # The speed targets, as (memgrow configuration, peer, limit or None for a
-# ratio shown without one): the default run (the checks on, issue 12) against
-# memcheck, and the growth hunt (--addressability=no, issue 14) against
-# massif and memcheck. memcheck --undef-value-errors=no is the fair peer for
-# the checks alone; none is the floor.
+# ratio shown without one), issue 36: the default run (the checks on)
+# against memcheck, the growth hunt (--addressability=no) against massif,
+# memray --native (Python: the peer that records what memgrow records,
+# Python and native frames) and none (Valgrind's floor).
+# memcheck --undef-value-errors=no is the fair peer for the checks alone.
 TARGETS = {
-    "C": [("memgrow", "memcheck", 0.5), ("memgrow", "memcheck --undef-value-errors=no", None),
-          (HUNT, "massif", 0.8), (HUNT, "memcheck", 0.35), (HUNT, "none", None)],
-    "Python": [("memgrow", "memcheck", 0.6),
+    "C": [("memgrow", "memcheck", 0.40), ("memgrow", "memcheck --undef-value-errors=no", None),
+          (HUNT, "massif", 0.55), (HUNT, "none", None)],
+    "Python": [("memgrow", "memcheck", 0.40),
                ("memgrow", "memcheck --undef-value-errors=no", None),
-               (HUNT, "massif", 1.0), (HUNT, "memcheck", 0.4), (HUNT, "none", None)],
-    "Start-up": [(HUNT, "none", 1.2), ("memgrow", "none", None), ("memgrow", "memcheck", None)],
+               (HUNT, "memray --native", 1.0), (HUNT, "none", 1.4), (HUNT, "massif", None),
+               (HUNT, "memray", None), (HUNT, HUNT + " --python-free-lists=no", 1.05)],
+    "Start-up": [(HUNT, "massif", 1.05), (HUNT, "none", None), ("memgrow", "memcheck", None)],
 }
 
 
 def targets(title, results):
-    """memgrow's time over its peers', best of the runs and median."""
+    """memgrow's time over its peers': the ratio of the CPU-time medians
+    (the target's verdict: on a machine shared with other work the wall time
+    moves by a factor of 2 between rounds, the CPU time by a tenth), with
+    the wall medians' and the best runs' wall ratios beside it."""
     by = {r["config"]: r for r in results if r.get("secs") is not None}
     lines = []
-    for mine, peer, limit in TARGETS[title]:
+    pairs = [(mine, peer, limit) for mine, peer, limit in TARGETS[title]]
+    pairs += [("before " + mine, ("before " + peer) if peer.startswith("memgrow") else peer, limit)
+              for mine, peer, limit in TARGETS[title] if "before " + mine in by]
+    for mine, peer, limit in pairs:
         m, p = by.get(mine), by.get(peer)
         name = "%s / %s" % (mine, peer)
         if m is None or p is None:
-            lines.append("  %-7s %-62s n/a (a run is missing)" % (title, name))
+            lines.append("  %-8s %-50s n/a (a run is missing)" % (title, name))
             continue
-        best, median = m["secs"] / p["secs"], m["median"] / p["median"]
+        median, cpu, best = m["median"] / p["median"], m["cpu_median"] / p["cpu_median"], m["secs"] / p["secs"]
         verdict = "no target" if limit is None else "target <= %.2f: %s" % (
-            limit, "met" if best <= limit else "MISSED")
-        lines.append("  %-7s %-62s = %5.2f best, %5.2f median  (%.2f s / %.2f s; %s)" % (
-            title, name, best, median, m["secs"], p["secs"], verdict))
+            limit, "met" if cpu <= limit else "MISSED")
+        lines.append("  %-8s %-50s = %5.2f CPU (wall %5.2f, best %5.2f)  (%.2f s / %.2f s CPU; %s)" % (
+            title, name, cpu, median, best, m["cpu_median"], p["cpu_median"], verdict))
     return lines
 
 
@@ -692,6 +773,12 @@ def main():
     ap.add_argument("--python", default=None,
                     help="Python interpreter to measure: a path, or a name of the tests' "
                          "interpreters (3.13, 3.14, 3.15, debian) [this one]")
+    ap.add_argument("--before", metavar="DIR",
+                    help="another memgrow build (DIR/vg-in-place) whose memgrow rows run beside "
+                         "this one's, in the same rounds: a change's before and after")
+    ap.add_argument("--skip", action="append", default=[], metavar="CONFIG",
+                    help="leave out a configuration: a tool (dhat) or a row's configuration "
+                         "('memcheck --undef-value-errors=no') (repeatable)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = ap.parse_args()
 
@@ -718,7 +805,8 @@ def main():
 
 def run(args, repeat, q, sections, tmp, t_start):
     build = os.path.abspath(args.build)
-    tools = Tools(build, tmp)
+    tools = Tools(build, tmp, args.before and os.path.abspath(args.before))
+    tools.skip = set(args.skip)
     env = base_env()
 
     cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
@@ -738,6 +826,7 @@ def run(args, repeat, q, sections, tmp, t_start):
     python = find_python(args.python)
     script = os.path.join(HERE, "python_loop.py")
     tools.vg_options = glibc_debuginfo(python, tmp)
+    tools.find_memray(python)
 
     print("memgrow benchmark: %d CPU core%s, repeat %d%s" % (
         os.cpu_count() or 0, "" if os.cpu_count() == 1 else "s", repeat, ", quick sizes" if q else ""))
@@ -757,7 +846,7 @@ def run(args, repeat, q, sections, tmp, t_start):
         n = C_ITERS[q]
         title = "C workload: malloc_heavy %d (grow)" % n
         spec = [(c, c, "c", [exe, str(n), "grow"], env) for c in CONFIGS]
-        res = run_workload(runner, tools, title, spec, repeat)
+        res = run_workload(runner, tools, title, with_before(tools, spec), repeat)
         tables.append((title, res))
         checks += targets("C", res)
         checks += report_line(tmp, "C", res, "list_push")
@@ -772,10 +861,12 @@ def run(args, repeat, q, sections, tmp, t_start):
             ("native PYTHONMALLOC=malloc", "native", "malloc", argv, env_mal),
             ("none", "none", "pymalloc", argv, env),
             ("none PYTHONMALLOC=malloc", "none", "malloc", argv, env_mal),
-        ] + [("%s PYTHONMALLOC=malloc" % c, c, "malloc", argv, env_mal)
-             for c in ("memcheck", "memcheck --undef-value-errors=no", "massif", "dhat",
-                       HUNT + " --python=no", HUNT, "memgrow", "heaptrack")]
-        res = run_workload(runner, tools, title, spec, repeat)
+        ] + [("%s PYTHONMALLOC=malloc" % c, c, "malloc", argv,
+              tools.with_memray(env_mal) if c.startswith("memray") else env_mal)
+             for c in ("memray", "memray --native", "memcheck", "memcheck --undef-value-errors=no",
+                       "massif", "dhat", HUNT + " --python=no", HUNT + " --python-free-lists=no",
+                       HUNT, "memgrow", "heaptrack")]
+        res = run_workload(runner, tools, title, with_before(tools, spec), repeat)
         tables.append((title, res))
         checks += targets("Python", res)
         checks += report_line(tmp, "Python", res, None)
@@ -784,8 +875,8 @@ def run(args, repeat, q, sections, tmp, t_start):
         title = "Start-up: python -c pass"
         argv = [python, "-c", "pass"]
         spec = [(c, c, "startup", argv, env)
-                for c in ("native", "none", "memcheck", HUNT, "memgrow")]
-        res = run_workload(runner, tools, title, spec, repeat)
+                for c in ("native", "none", "memcheck", "massif", HUNT, "memgrow")]
+        res = run_workload(runner, tools, title, with_before(tools, spec), repeat)
         tables.append((title, res))
         checks += targets("Start-up", res)
 
@@ -823,7 +914,7 @@ def run(args, repeat, q, sections, tmp, t_start):
         print_table(title, res, repeat)
     if checks:
         print()
-        print("Targets (memgrow wall time / peer wall time):")
+        print("Targets (memgrow time / peer time, medians):")
         for l in checks:
             print(l)
     if length is not None:

@@ -3,8 +3,10 @@
  *   rusage_run RESULT_FILE PROGRAM [ARGS...]
  *
  * Forks and execs PROGRAM, waits for it with wait4(), and writes one line to
- * RESULT_FILE: "<seconds> <ru_maxrss KiB> <exit code or -signal>". The
- * command's stdin, stdout and stderr are this process's.
+ * RESULT_FILE: "<seconds> <ru_maxrss KiB> <exit code or -signal> <CPU
+ * seconds>" (user and system time of the command's tree: on a machine
+ * shared with other work it moves less than the wall time). The command's
+ * stdin, stdout and stderr are this process's.
  *
  * bench/run.py measures through this helper instead of forking the command
  * from Python: Linux carries a process's peak RSS across fork and exec, so a
@@ -63,6 +65,8 @@ int main(int argc, char** argv) {
     }
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-    fprintf(res, "%.6f %ld %d\n", secs, ru.ru_maxrss, code);
+    double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    fprintf(res, "%.6f %ld %d %.6f\n", secs, ru.ru_maxrss, code, cpu);
     return fclose(res) == 0 ? 0 : 126;
 }

@@ -43,7 +43,7 @@ def main():
                             f"--json-file={report}", *a.option, prog, str(n)],
                            stdout=subprocess.DEVNULL, check=True)
             with open(res) as f:
-                secs, kib, status = f.read().split()
+                secs, kib, status = f.read().split()[:3]
             if status != "0":
                 sys.exit(f"many_stacks {n} exited {status}")
             rows.append((n, float(secs), int(kib), os.path.getsize(report)))
