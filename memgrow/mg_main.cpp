@@ -10,6 +10,7 @@
 #include "intercept/mg_heap.hpp"
 #include "intercept/mg_host_insns.hpp"
 #include "pages/mg_cow.hpp"
+#include "pages/mg_mapped.hpp"
 #include "scan/mg_leak.hpp"
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
@@ -202,6 +203,7 @@ void pre_clo_init() {
     errors_init();
     blocks_init();
     device_init();
+    mapped_init();
     custom_init();
     leak_init();
     // Let glibc and libstdc++ free their own allocations at exit, as under

@@ -1,5 +1,6 @@
 #include "records/mg_timeline.hpp"
 #include "mg_options.hpp"
+#include "pages/mg_resident.hpp"
 
 namespace mg {
 
@@ -9,6 +10,7 @@ __constinit Timeline tl;
 void timeline_init() {
     for (UInt i = 0; i < kSpaces; ++i)
         tl.totals[i].clear();
+    tl.resident.clear();
     if (clo.time_unit == TimeUnit::millis) tl.start_ms = VG_(read_millisecond_timer)();
 }
 
@@ -79,9 +81,15 @@ static void fold_run_clock(ULong t) {
     tl.startup_units = 0;
 }
 
+// The resident bytes now, as the level of the clock's current bucket.
+static void sample_resident() {
+    tl.resident.add(tl.run, static_cast<i64>(resident_bytes_now()) - tl.resident.live);
+}
+
 static void record(Site* s, i64 delta) {
     if (tl.n_marks) marks_of(s)->add(tl.marks, delta); // before the level changes
     ULong now = clock_now();
+    if (now >= tl.run.end_of(tl.run.current)) sample_resident(); // a bucket ends
     if (clo.warmup_units && !tl.run.folds && now >= clo.warmup_units) fold_run_clock(now);
     tl.run.advance(now);
     s->clock.add(tl.run, delta, dense_series);
@@ -107,6 +115,11 @@ void timeline_free(Site* s, SizeT bytes) {
     if (tl.torn_down) return;
     record(s, -static_cast<i64>(bytes));
     s->live_blocks--;
+}
+
+void timeline_split(Site* s) {
+    s->live_blocks_now++;
+    if (!tl.torn_down) s->live_blocks++;
 }
 
 void timeline_resize(Site* s, SizeT from, SizeT to) {
@@ -196,6 +209,9 @@ bool timeline_teardown(UInt reason) {
     if (tl.torn_down) return false;
     tl.teardown_at = clock_now();
     tl.run.advance(tl.teardown_at);
+    sample_resident();
+    tl.resident_at_teardown = static_cast<ULong>(tl.resident.live);
+    resident_files_at_teardown();
     tl.teardown_reason = reason;
     tl.torn_down = true;
     return true;
@@ -205,6 +221,7 @@ void timeline_sync_all() {
     if (!tl.torn_down) tl.run.advance(clock_now());
     for (UInt i = 0; i < kSpaces; ++i)
         tl.totals[i].sync(tl.run);
+    tl.resident.sync(tl.run);
     for (UInt id = 0; id < site_count(); ++id) {
         // A compact site is synced when it is read (SiteView).
         if (Site* s = site_if_full(id)) s->clock.sync(tl.run);
