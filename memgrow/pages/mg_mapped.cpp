@@ -1,4 +1,5 @@
 #include "pages/mg_mapped.hpp"
+#include "intercept/mg_device.hpp"
 #include "records/mg_timeline.hpp"
 extern "C" {
 #include "pub_tool_oset.h"
@@ -94,6 +95,29 @@ void unmap(Addr lo, Addr hi) {
     }
 }
 
+// Whether a mapping made now by tid is a site of the program's: not the
+// loader's, not the CUDA driver's inside a call the wrappers record.
+bool client_site(ThreadId tid) {
+    return !by_loader(tid) && !device_in_call(tid);
+}
+
+// mprotect gives access to [lo, hi): the anonymous parts no tracked mapping
+// covers are committed (a reservation made PROT_NONE, used from now on).
+void commit(ThreadId tid, Addr lo, Addr hi) {
+    while (lo < hi) {
+        const Block* m = mapped_at_or_after(lo);
+        Addr gap_end = m && m->addr < hi ? m->addr : hi;
+        while (lo < gap_end) {
+            const NSegment* seg = VG_(am_find_nsegment)(lo);
+            if (!seg) return;
+            Addr end = seg->end + 1 < gap_end ? seg->end + 1 : gap_end;
+            if (seg->kind == SkAnonC && !seg->isCH) map(tid, lo, end - lo);
+            lo = end;
+        }
+        if (m && m->addr < hi) lo = m->addr + m->size;
+    }
+}
+
 SizeT page_up(SizeT n) {
     return (n + VKI_PAGE_SIZE - 1) & ~SizeT(VKI_PAGE_SIZE - 1);
 }
@@ -125,7 +149,17 @@ void mapped_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res
         Addr a = sr_Res(res);
         SizeT len = page_up(args[1]);
         unmap(a, a + len);
-        if ((args[3] & kMapAnonymous) && !by_loader(tid)) map(tid, a, len);
+        // A PROT_NONE mapping is address space reserved, not memory (yet).
+        if ((args[3] & kMapAnonymous) && args[2] != VKI_PROT_NONE && client_site(tid))
+            map(tid, a, len);
+        break;
+    }
+    case __NR_mprotect: {
+        Addr a = args[0], end = args[0] + page_up(args[1]);
+        if (args[2] == VKI_PROT_NONE)
+            unmap(a, end);
+        else if (client_site(tid))
+            commit(tid, a, end);
         break;
     }
     case __NR_munmap:

@@ -3,13 +3,15 @@
    fourth chunk gives its upper half back (munmap of a mapping's end); now
    and then a scratch mapping is dropped with its address forgotten
    (leaked); a buffer grows by mremap; a mapping loses the middle of its
-   pages (two parts of one site). The heap buffer of each step moves the
+   pages (two parts of one site); the break moves up (sbrk); a PROT_NONE
+   reservation has its first pages committed by mprotect. The heap buffer of each step moves the
    clock as a program's own work would. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "forget_pointers.h"
 
 #define CHUNK (256 << 10)
@@ -21,6 +23,8 @@ static char* chunks[MAX_STEPS]; /* globals: reachable at exit */
 static char* holed, *holed_top;
 static char* growable;
 static size_t growable_size;
+static char* above_break;
+static char* reserved;
 
 static void* map(size_t n) {
     void* p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -50,6 +54,12 @@ int main(int argc, char** argv) {
     holed = map(4 * PAGE); /* HOLE_HERE */
     munmap(holed + PAGE, 2 * PAGE);
     holed_top = holed + 3 * PAGE;
+    above_break = sbrk(16 * PAGE); /* BRK_HERE */
+    if (above_break == (void*)-1) abort();
+    memset(above_break, 1, 16 * PAGE);
+    reserved = mmap(NULL, 64 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (reserved == MAP_FAILED) abort();
+    mprotect(reserved, 8 * PAGE, PROT_READ | PROT_WRITE); /* COMMIT_HERE */
     growable_size = 16 * PAGE;
     growable = map(growable_size); /* REMAP_START */
     for (int i = 0; i < n; i++) {

@@ -57,6 +57,13 @@ class MappedPools(unittest.TestCase):
         [remap] = mapped_at(rep, src, "REMAP_HERE")
         self.assertEqual(remap["live_blocks"], 1)
         self.assertIn(f"growable {remap['live_bytes']}", r.log)
+        # The break moved up by 16 pages at sbrk's call.
+        [brk] = mapped_at(rep, src, "BRK_HERE")
+        self.assertEqual((brk["live_blocks"], brk["live_bytes"], brk["class"]),
+                         (1, 16 * PAGE, "stable"), brk)
+        # A reservation is no memory until mprotect commits part of it.
+        [commit] = mapped_at(rep, src, "COMMIT_HERE")
+        self.assertEqual((commit["live_blocks"], commit["live_bytes"]), (1, 8 * PAGE), commit)
         # The heap's own site is not mixed in.
         self.assertEqual({s["space"] for s in rep["sites"]} - {"host", "mapped"}, set())
         # The buckets split live bytes by space.
