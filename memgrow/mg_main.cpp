@@ -11,6 +11,7 @@
 #include "intercept/mg_host_insns.hpp"
 #include "pages/mg_cow.hpp"
 #include "pages/mg_mapped.hpp"
+#include "pages/mg_resident.hpp"
 #include "scan/mg_leak.hpp"
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
@@ -140,6 +141,7 @@ void fini(Int /*exitcode*/) {
         revival_print_stats();
         live_print_stats();
         heap_print_stats();
+        resident_print_stats();
     }
 }
 

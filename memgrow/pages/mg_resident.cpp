@@ -59,7 +59,16 @@ Int by_resident(const void* x, const void* y) {
 
 } // namespace
 
+ULong n_samples, sample_us; // -v's statistics
+
+ULong microseconds() {
+    vki_timespec ts;
+    VG_(clock_gettime)(&ts, VKI_CLOCK_MONOTONIC);
+    return static_cast<ULong>(ts.tv_sec) * 1000000 + static_cast<ULong>(ts.tv_nsec) / 1000;
+}
+
 ULong resident_bytes_now() {
+    ULong t0 = microseconds();
     // Neighbouring mappings make one mincore call.
     ULong total = 0;
     Addr lo = 0, hi = 0;
@@ -71,7 +80,13 @@ ULong resident_bytes_now() {
         hi = seg.end + 1;
     });
     if (hi > lo) total += resident_in(lo, hi);
+    n_samples++;
+    sample_us += microseconds() - t0;
     return total;
+}
+
+void resident_print_stats() {
+    VG_(umsg)("memgrow: resident bytes: %'llu samples, %'llu us\n", n_samples, sample_us);
 }
 
 void resident_files_at_teardown() {

@@ -15,6 +15,7 @@ struct FileResidence {
 
 // The client's resident bytes now.
 ULong resident_bytes_now();
+void resident_print_stats(); // -v: the samples taken and their time
 // At teardown: the client's file mappings by file, most resident first.
 void resident_files_at_teardown();
 UInt resident_files(const FileResidence** out);
