@@ -86,7 +86,9 @@ ULong resident_bytes_now() {
 }
 
 void resident_print_stats() {
-    VG_(umsg)("memgrow: resident bytes: %'llu samples, %'llu us\n", n_samples, sample_us);
+    VG_(umsg)
+    ("memgrow: resident bytes: %'llu samples took %llu.%03llu ms\n", n_samples, sample_us / 1000,
+     sample_us % 1000);
 }
 
 void resident_files_at_teardown() {

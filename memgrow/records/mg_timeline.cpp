@@ -111,6 +111,13 @@ static void record(Site* s, i64 delta) {
     tl.totals[static_cast<UInt>(s->space)].add(tl.run, delta);
 }
 
+// Mappings do not move the default clock: a thread's stack (8 MiB, mostly
+// untouched) or a pool's reservation would squeeze a small program's work
+// into its last buckets; the clock stays the heap's bytes allocated.
+static bool moves_clock(const Site* s) {
+    return s->space != Space::mapped;
+}
+
 void timeline_alloc(Site* s, SizeT bytes) {
     s->live_bytes_now += bytes;
     s->live_blocks_now++;
@@ -118,7 +125,7 @@ void timeline_alloc(Site* s, SizeT bytes) {
     // An allocation happens when it starts: a big one at start-up belongs
     // to the start, not to the span of clock its own bytes make.
     record(s, static_cast<i64>(bytes));
-    tl.bytes_allocated += bytes;
+    if (moves_clock(s)) tl.bytes_allocated += bytes;
     s->live_blocks++;
     s->allocated_blocks++;
     if (static_cast<ULong>(s->clock.live) > s->peak_bytes) s->peak_bytes = s->clock.live;
@@ -142,7 +149,7 @@ void timeline_resize(Site* s, SizeT from, SizeT to) {
     if (tl.torn_down) return;
     record(s, static_cast<i64>(to) - static_cast<i64>(from));
     if (to <= from) return;
-    tl.bytes_allocated += to - from;
+    if (moves_clock(s)) tl.bytes_allocated += to - from;
     if (static_cast<ULong>(s->clock.live) > s->peak_bytes) s->peak_bytes = s->clock.live;
 }
 
