@@ -10,6 +10,8 @@
 #include "intercept/mg_heap.hpp"
 #include "intercept/mg_host_insns.hpp"
 #include "pages/mg_cow.hpp"
+#include "pages/mg_mapped.hpp"
+#include "pages/mg_resident.hpp"
 #include "scan/mg_leak.hpp"
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
@@ -139,6 +141,7 @@ void fini(Int /*exitcode*/) {
         revival_print_stats();
         live_print_stats();
         heap_print_stats();
+        resident_print_stats();
     }
 }
 
@@ -202,6 +205,7 @@ void pre_clo_init() {
     errors_init();
     blocks_init();
     device_init();
+    mapped_init();
     custom_init();
     leak_init();
     // Let glibc and libstdc++ free their own allocations at exit, as under

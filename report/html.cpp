@@ -88,6 +88,7 @@ const char* space_color(const std::string& space, std::size_t i) {
     if (space == "device") return "#d62728";
     if (space == "managed") return "#2ca02c";
     if (space == "pinned") return "#9467bd";
+    if (space == "mapped") return "#ff7f0e";
     if (space == "all spaces") return "#333333";
     const char* other[] = {"#ff7f0e", "#8c564b", "#e377c2", "#17becf"};
     return other[i % 4];
@@ -270,6 +271,26 @@ void errors_table(std::string& out, const Report& r, const std::string& rid, con
     out += "</tbody></table>\n";
 }
 
+// Heap vs mapped vs resident (`pages`): what the process holds in memory
+// beside what its heap says it uses; a heap back at its start with the
+// resident bytes still up is memory the allocator kept (docs/pages.md).
+void pages_chart(std::string& out, const Report& r, const std::vector<std::int64_t>& ends,
+                 const std::string& x_label) {
+    if (!r.pages) return;
+    const Pages& p = *r.pages;
+    std::vector<ChartSeries> series = {{"heap", p.heap, "#1f77b4"},
+                                       {"mapped", p.mapped, "#ff7f0e"},
+                                       {"resident", p.resident, "#2ca02c"}};
+    out += "<h3>Heap vs mapped vs resident</h3>\n";
+    if (p.teardown_resident && !p.heap.empty())
+        fmt::format_to(std::back_inserter(out),
+                       "<p class=\"meta pages-teardown\">at teardown: heap {}, mapped {}, "
+                       "resident {}</p>\n",
+                       human_bytes(p.heap.back()), human_bytes(p.mapped.back()),
+                       human_bytes(*p.teardown_resident));
+    out += svg_chart(ends, series, x_label, "chart pages-chart", 900, 220);
+}
+
 void report_section(std::string& out, const Report& r, std::size_t index, const TableSites& table,
                     const HtmlOptions& o) {
     auto it = std::back_inserter(out);
@@ -317,6 +338,7 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     std::vector<ChartEvent> warmup;
     if (r.warmup_end > 0) warmup.push_back({"warm-up", r.warmup_end});
     out += svg_chart(ends, spaces, x_label, "chart total-chart", 900, 220, warmup);
+    pages_chart(out, r, ends, x_label);
     flame_section(out, rid);
     holders_section(out, r, rid, o);
 

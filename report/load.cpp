@@ -169,6 +169,25 @@ class Reader {
         return out;
     }
 
+    // `pages`: each series one level per bucket.
+    Pages pages(const json& v, std::size_t buckets) const {
+        object(v, "/pages");
+        Pages out;
+        for (auto [key, field] :
+             {std::pair{"heap", &out.heap}, {"mapped", &out.mapped}, {"resident", &out.resident}}) {
+            std::string where = std::string("/pages/") + key;
+            *field = integers(required(v, "/pages", key), where);
+            if (field->size() != buckets)
+                fail(where, fmt::format("{} levels for {} buckets", field->size(), buckets));
+        }
+        if (const json* t = member(v, "teardown")) {
+            object(*t, "/pages/teardown");
+            out.teardown_resident =
+                integer(required(*t, "/pages/teardown", "resident"), "/pages/teardown/resident");
+        }
+        return out;
+    }
+
     SiteClass site_class(const json& v, const std::string& where) const {
         std::string name = string(v, where);
         auto c = parse_class(name);
@@ -625,6 +644,7 @@ class Reader {
         if (const json* lc = member(root, "leak_check"))
             r.leak_check = leak_check(*lc, "/leak_check");
         if (const json* f = member(root, "fork")) r.fork = fork_copy(*f, "/fork");
+        if (const json* p = member(root, "pages")) r.pages = pages(*p, r.buckets.size());
         if (const json* h = member(root, "holders")) r.holders = holders(*h, "/holders", r);
         if (const json* procs = member(root, "processes")) {
             array(*procs, "/processes");

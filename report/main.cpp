@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
         ->allow_extra_args(false)
         ->check(CLI::IsMember({"leaked", "growing", "plateau", "stable"}));
     show->add_option("--space", show_options.spaces,
-                     "only these spaces: host, device, managed, pinned")
+                     "only these spaces: host, device, managed, pinned, mapped")
         ->delimiter(',')
         ->allow_extra_args(false);
     show->add_option("--file", show_options.files,

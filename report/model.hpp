@@ -322,7 +322,7 @@ class MaybeLost {
 // series as change points.
 struct Site {
     std::int64_t id = 0;
-    Interned space; // host, device, managed, pinned
+    Interned space; // host, device, managed, pinned, mapped
     std::int64_t live_bytes = 0, live_blocks = 0, peak_bytes = 0;
     std::int64_t allocated_bytes = 0, allocated_blocks = 0;
     std::int64_t at_exit_bytes = 0, at_exit_blocks = 0;
@@ -363,7 +363,7 @@ struct Folded {
 };
 
 struct SpaceBucket {
-    std::string space; // host, device, managed, pinned
+    std::string space; // host, device, managed, pinned, mapped
     std::int64_t live_bytes = 0, allocated_bytes = 0, freed_bytes = 0;
 };
 
@@ -406,6 +406,14 @@ struct ForkCopy {
     std::vector<std::pair<std::string, std::int64_t>> regions;
 };
 
+// What a dashboard sees of a process (`pages`, docs/pages.md): per bucket,
+// the heap's and the mapped space's live bytes and the client's resident
+// bytes; at teardown, the resident bytes then.
+struct Pages {
+    std::vector<std::int64_t> heap, mapped, resident;
+    std::optional<std::int64_t> teardown_resident;
+};
+
 // One process of a merged report (`processes[i]`, memgrow-report merge).
 struct Process {
     std::int64_t pid = 0, ppid = 0;
@@ -440,7 +448,8 @@ struct Report {
     std::vector<Error> errors;
     std::vector<Process> processes; // a merged report's processes; empty otherwise
     std::optional<ForkCopy> fork;   // a forked child's
-    std::vector<Holder> holders;    // `holders`, as the tool orders them
+    std::optional<Pages> pages;
+    std::vector<Holder> holders; // `holders`, as the tool orders them
     // The sites' `held_by` lists, largest holder first (Site::held_by).
     std::vector<std::vector<HeldBy>> held_by;
 };

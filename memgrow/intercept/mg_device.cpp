@@ -197,6 +197,10 @@ UWord device_access(ThreadId tid, const UWord* args) {
     return 1; // memory memgrow does not know (host, or from an API it does not track)
 }
 
+bool device_in_call(ThreadId tid) {
+    return wrapper_depth && tid < VG_N_THREADS && wrapper_depth[tid] > 0;
+}
+
 UWord device_tracking(ThreadId tid, UWord scope) {
     if (!clo.cuda) return 0;
     if (scope == MEMGROW_CUDA_IS_ON || tid >= VG_N_THREADS) return 1;

@@ -17,5 +17,8 @@ void device_unmap(const UWord* args);
 UWord device_access(ThreadId tid, const UWord* args);
 // MEMGROW_CUDA_TRACKING: the wrappers active per thread (a MemgrowCudaScope).
 UWord device_tracking(ThreadId tid, UWord scope);
+// Whether tid is inside a CUDA call the wrappers record (what the driver
+// maps there is that call's device, managed or pinned memory).
+bool device_in_call(ThreadId tid);
 
 } // namespace mg

@@ -2,6 +2,7 @@
 #include "python/mg_client_memory.hpp"
 #include "mg_options.hpp"
 #include "intercept/mg_limits.hpp"
+#include "pages/mg_mapped.hpp"
 #include "intercept/mg_requests.hpp"
 #include "pub_tool_vkiscnums.h"
 
@@ -114,8 +115,9 @@ void pre_syscall(ThreadId, UInt sysno, UWord* args, UInt) {
     if (!forked_child) report_now(clo.json_file, how);
 }
 
-void post_syscall(ThreadId, UInt sysno, UWord* args, UInt, SysRes res) {
+void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt, SysRes res) {
     limits_post_syscall(sysno, args, res);
+    mapped_post_syscall(tid, sysno, args, res);
     if (sysno == __NR_execve && following) {
         VG_(clo_trace_children) = False;
         following = false;

@@ -8,6 +8,7 @@
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_heap.hpp"
 #include "intercept/mg_mark_at.hpp"
+#include "pages/mg_mapped.hpp"
 #include "checks/mg_suppressions.hpp"
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
@@ -68,6 +69,7 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     if (scanned) leak_scan();
     if (how.last) { // scanned: the blocks are done with (the scan's own record stays for holders)
         blocks_release_all();
+        mapped_release_all();
         slabs_forget_free_slots();
         abits_release();
     }

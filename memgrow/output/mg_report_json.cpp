@@ -9,6 +9,7 @@
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
 #include "pages/mg_cow.hpp"
+#include "pages/mg_resident.hpp"
 #include "records/mg_symbols.hpp"
 #include "output/mg_stack_table.hpp"
 #include "records/mg_stack_tree.hpp"
@@ -339,7 +340,7 @@ struct Counts {
 void write_head(JsonWriter& w, UInt id, Space space, UInt device, SiteClass cls, const Counts& c) {
     w.member_u("id", id);
     w.member("space", space_name(space));
-    if (space != Space::host) w.member_u("device", device);
+    if (space_on_device(space)) w.member_u("device", device);
     w.member("class", class_name(cls));
     w.member_u("live_bytes", c.live_bytes);
     w.member_u("live_blocks", c.live_blocks);
@@ -561,10 +562,8 @@ void write_row_head(JsonWriter& w, UInt id, UInt* next_id, UInt stack, SiteClass
 // the defaults (host space, not suppressed, nothing lost, quiet evidence).
 void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
     w.begin_object();
-    if (s->space != Space::host) {
-        w.member("space", space_name(s->space));
-        w.member_u("device", s->device);
-    }
+    if (s->space != Space::host) w.member("space", space_name(s->space));
+    if (space_on_device(s->space)) w.member_u("device", s->device);
     const HChar* supp = a.class_suppressed_by(s->id);
     if (supp) {
         w.member_bool("suppressed", true);
@@ -625,10 +624,8 @@ void write_python_site_row(JsonWriter& w, UInt k, UInt* next_id, UInt stack, con
     w.begin_array(); // a Python site has no allocation series of its own
     w.end_array();
     w.begin_object();
-    if (ps->space != Space::host) {
-        w.member("space", space_name(ps->space));
-        w.member_u("device", ps->device);
-    }
+    if (ps->space != Space::host) w.member("space", space_name(ps->space));
+    if (space_on_device(ps->space)) w.member_u("device", ps->device);
     if (ps->suppressed) w.member_bool("suppressed", true);
     if (a.leaks) {
         ULong lost[kReachable] = {};
@@ -836,6 +833,62 @@ void write_buckets(JsonWriter& w, const Analysis& a) {
     w.end_array();
 }
 
+void write_levels(JsonWriter& w, const char* name, const SiteSeries& t, const Analysis& a) {
+    w.key(name);
+    w.begin_array();
+    for (UInt i = 0; i < a.n_buckets; ++i)
+        w.integer(t.live_end[i]);
+    w.end_array();
+}
+
+constexpr UInt kListedFiles = 16;
+
+// What a dashboard sees of the process per bucket: the heap's live bytes,
+// the client's own mappings, the pages resident (docs/pages.md).
+void write_pages(JsonWriter& w, const Analysis& a) {
+    w.key("pages");
+    w.begin_object();
+    write_levels(w, "heap", tl.totals[static_cast<UInt>(Space::host)], a);
+    write_levels(w, "mapped", tl.totals[static_cast<UInt>(Space::mapped)], a);
+    write_levels(w, "resident", tl.resident, a);
+    if (tl.torn_down) {
+        w.key("teardown");
+        w.begin_object();
+        w.member_u("heap", tl.totals[static_cast<UInt>(Space::host)].live_end[a.n_buckets - 1]);
+        w.member_u("mapped", tl.totals[static_cast<UInt>(Space::mapped)].live_end[a.n_buckets - 1]);
+        w.member_u("resident", tl.resident_at_teardown);
+        w.end_object();
+    }
+    // File mappings by file, the most resident first; the rest summed.
+    const FileResidence* files;
+    UInt n = resident_files(&files);
+    w.key("files");
+    w.begin_array();
+    FileResidence rest{nullptr, 0, 0};
+    for (UInt i = 0; i < n; ++i) {
+        if (i >= kListedFiles) {
+            rest.mapped += files[i].mapped, rest.resident += files[i].resident;
+            continue;
+        }
+        w.begin_object();
+        w.member("file", files[i].name);
+        w.member_u("mapped_bytes", files[i].mapped);
+        w.member_u("resident_bytes", files[i].resident);
+        w.end_object();
+    }
+    if (rest.mapped) {
+        w.begin_object();
+        w.key("file");
+        w.null();
+        w.member_u("files", n - kListedFiles);
+        w.member_u("mapped_bytes", rest.mapped);
+        w.member_u("resident_bytes", rest.resident);
+        w.end_object();
+    }
+    w.end_array();
+    w.end_object();
+}
+
 void write_errors(JsonWriter& w) {
     w.key("errors");
     w.begin_array();
@@ -938,6 +991,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.end_object();
     projection_write_json(w, projection_of(a), a);
     write_buckets(w, a);
+    write_pages(w, a);
     if (a.leaks) write_leak_check(w, a);
     // --json-sites, --json-stable-min-bytes: which sites are listed, which
     // folded (a program like PyTorch has a million distinct allocation stacks).

@@ -16,6 +16,8 @@ const HChar* alloc_kind_name(AllocKind k) {
         return "VALGRIND_MALLOCLIKE_BLOCK";
     case AllocKind::pool:
         return "VALGRIND_MEMPOOL_ALLOC";
+    case AllocKind::mapped:
+        return "mmap";
     default:
         return "malloc";
     }
@@ -23,7 +25,7 @@ const HChar* alloc_kind_name(AllocKind k) {
 
 namespace {
 
-VgHashTable* tables[4];
+VgHashTable* tables[5];
 PoolAlloc* block_pool; // fixed-size nodes: cheaper than VG_(malloc) per block
 
 // The freed-block queue, as memcheck's: two FIFO lists, blocks of at least
@@ -57,6 +59,7 @@ void blocks_init() {
     tables[1] = VG_(HT_construct)("mg.blocks.device");
     tables[2] = VG_(HT_construct)("mg.blocks.vmm");
     tables[3] = VG_(HT_construct)("mg.blocks.pool");
+    tables[4] = VG_(HT_construct)("mg.blocks.mapped");
     block_pool = VG_(newPA)(sizeof(Block), 1000, VG_(malloc), "mg.blocks.pool", VG_(free));
     freed_pool = VG_(newPA)(sizeof(FreedNode), 1000, VG_(malloc), "mg.blocks.freed", VG_(free));
 }

@@ -9,7 +9,7 @@ namespace mg {
 
 // How a block was allocated, to check that it is freed the matching way.
 // custom: VALGRIND_MALLOCLIKE_BLOCK; pool: VALGRIND_MEMPOOL_ALLOC (mg_custom.cpp).
-enum class AllocKind : UChar { malloc, new_scalar, new_array, device, custom, pool };
+enum class AllocKind : UChar { malloc, new_scalar, new_array, device, custom, pool, mapped };
 
 const HChar* alloc_kind_name(AllocKind k);
 
@@ -74,8 +74,9 @@ struct DeviceFreed {
 // address is never a host heap address. Virtual-memory physical allocations
 // (cuMemCreate) are keyed by their handle, which is no address at all.
 // Mempool chunks have their own table, as in memcheck: a pool's first chunk
-// often starts where the malloc()ed block holding the pool does.
-enum class Table : UChar { host, device, vmm, pool };
+// often starts where the malloc()ed block holding the pool does. The
+// client's own mappings have theirs (pages/mg_mapped.hpp).
+enum class Table : UChar { host, device, vmm, pool, mapped };
 
 void blocks_init();
 // Forgets every block and the quarantine at once: the tables are left empty.

@@ -14,6 +14,8 @@ const HChar* space_name(Space s) {
         return "managed";
     case Space::pinned:
         return "pinned";
+    case Space::mapped:
+        return "mapped";
     default:
         return "host";
     }

@@ -14,9 +14,14 @@ namespace mg {
 using StackWord = Addr;
 constexpr StackWord kPythonFrameTag = 1ull << 63;
 
-// Values match MemgrowSpace in include/memgrow.h.
-enum class Space : UChar { host = 0, device = 1, managed = 2, pinned = 3 };
-constexpr UInt kSpaces = 4;
+// Values match MemgrowSpace in include/memgrow.h; mapped (the client's own
+// anonymous mappings, pages/mg_mapped.hpp) is no request's.
+enum class Space : UChar { host = 0, device = 1, managed = 2, pinned = 3, mapped = 4 };
+constexpr UInt kSpaces = 5;
+// Whether the space's sites say which device (the CUDA ones).
+inline bool space_on_device(Space s) {
+    return s != Space::host && s != Space::mapped;
+}
 const HChar* space_name(Space s);
 
 struct Site {

@@ -32,6 +32,10 @@ struct Timeline {
     ULong teardown_at = 0;
     UInt teardown_reason = 0;   // MemgrowTeardownReason, 0: the process ended
     SiteSeries totals[kSpaces]; // all sites of a space together
+    // The client's resident bytes (pages/mg_resident.hpp), sampled when the
+    // run clock leaves a bucket, and when teardown began.
+    SiteSeries resident;
+    ULong resident_at_teardown = 0;
 };
 
 extern Timeline tl;
@@ -50,6 +54,9 @@ void timeline_free(Site* s, SizeT bytes);
 // A live block changes size in place (a custom allocator's resize): the
 // bytes it gains are allocated at its site, those it loses freed.
 void timeline_resize(Site* s, SizeT from, SizeT to);
+// A live block becomes two, its bytes shared between them (a hole unmapped
+// in the middle of a mapping).
+void timeline_split(Site* s);
 // A live block changes hands (memory revived from a free list): its bytes
 // leave `from`'s series and join `to`'s at the current clock, which does not
 // move (nothing was allocated from the heap).

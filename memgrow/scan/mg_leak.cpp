@@ -1,4 +1,5 @@
 #include "scan/mg_leak.hpp"
+#include "pages/mg_mapped.hpp"
 #include "scan/mg_undefined.hpp"
 #include "checks/mg_errors.hpp"
 #include "records/mg_blocks.hpp"
@@ -227,6 +228,17 @@ struct CudaObjects {
     }
 };
 
+// A thread's stack (pthread maps them): a root from its stack pointer up,
+// not a block.
+bool holds_stack(const Block* m, const Registers& r) {
+    auto in = [m](Addr sp) { return sp >= m->addr && sp - m->addr < m->size; };
+    for (UInt i = 0; i < r.n_sps; ++i)
+        if (in(r.sps[i])) return true;
+    for (UInt t = 0; dead_sp && t < n_dead_slots; ++t)
+        if (dead_sp[t] && in(dead_sp[t])) return true;
+    return false;
+}
+
 // The memory roots: f(lo, hi, segment) for each root segment, from its scan
 // floor up.
 template <class F> void for_each_root_range(const Registers& regs, F f) {
@@ -238,7 +250,16 @@ template <class F> void for_each_root_range(const Registers& regs, F f) {
         Addr floor = scan_floor(seg, regs);
         if (VG_(clo_verbosity) > 2) VG_(dmsg)
         ("memgrow: scanning root segment %#lx..%#lx from %#lx\n", seg->start, seg->end, floor);
-        f(floor, seg->end + 1, seg);
+        Addr lo = floor, hi = seg->end + 1;
+        // The client's own mappings are blocks, found through pointers like
+        // heap blocks, except those that hold a thread's stack.
+        for (const Block* m = mapped_at_or_after(lo); m && m->addr < hi;
+             m = mapped_at_or_after(m->addr + m->size)) {
+            if (holds_stack(m, regs)) continue;
+            if (m->addr > lo) f(lo, m->addr, seg);
+            if (m->addr + m->size > lo) lo = m->addr + m->size;
+        }
+        if (lo < hi) f(lo, hi, seg);
     }
     VG_(free)(starts);
 }
@@ -352,13 +373,14 @@ void append(Block** all, UInt* n, Table t) {
     if (some) VG_(free)(some);
 }
 
-// Host, mempool and device-side blocks, by address: device pointers kept in
-// host memory keep device blocks alive (virtual-memory handles are no
+// Host, mempool, device-side and mapped blocks, by address: device pointers
+// kept in host memory keep device blocks alive (virtual-memory handles are no
 // addresses and stay out of the scan). As memcheck, a block that holds a
 // custom allocator's block (the malloc()ed arena of a MALLOCLIKE block or a
-// mempool chunk) is left out: its parts are what the program uses.
-Block** scan_blocks(UInt* n) {
-    const Table tables[] = {Table::host, Table::pool, Table::device};
+// mempool chunk) is left out: its parts are what the program uses; so is a
+// mapping that holds a thread's stack (a root).
+Block** scan_blocks(UInt* n, const Registers& regs) {
+    const Table tables[] = {Table::host, Table::pool, Table::device, Table::mapped};
     UInt cap = 0;
     for (Table t : tables)
         cap += blocks_count(t);
@@ -375,6 +397,7 @@ Block** scan_blocks(UInt* n) {
         Addr end = b->addr + b->size;
         if (next && custom_kind(next->kind) && next->addr < end && next->addr + next->size <= end)
             continue;
+        if (b->kind == AllocKind::mapped && holds_stack(b, regs)) continue;
         all[kept++] = all[i];
     }
     *n = kept;
@@ -396,7 +419,8 @@ struct Walk {
 
 Walk walk(bool with_registers) {
     Walk w;
-    w.blocks = scan_blocks(&w.n);
+    Registers regs = collect_registers();
+    w.blocks = scan_blocks(&w.n, regs);
     UInt n = w.n;
     CudaObjects cuda;
 
@@ -418,7 +442,6 @@ Walk walk(bool with_registers) {
         view[i] = reach::Block{b->addr, b->size, flags};
     }
 
-    Registers regs = collect_registers();
     ClientMemory mem;
     Scanner scanner(view, n, w.marks, stack, clo.heuristics, mem, deferred);
     scan_roots(scanner, regs, cuda, with_registers);
@@ -426,7 +449,7 @@ Walk walk(bool with_registers) {
     // allocated at exit by design: they are roots, not leaks.
     if (clo.heuristics & reach::heuristic_bit(reach::kCPython))
         for (UInt i = 0; i < n; ++i)
-            if (w.blocks[i]->kind != AllocKind::device &&
+            if (w.blocks[i]->kind != AllocKind::device && w.blocks[i]->kind != AllocKind::mapped &&
                 python_immortal_object(w.blocks[i]->addr, w.blocks[i]->size))
                 scanner.root_word(w.blocks[i]->addr);
     scanner.finish();
@@ -493,10 +516,10 @@ void leak_who_points_at(Addr a, SizeT len) {
     for_each_root_range(regs, [&](Addr lo, Addr hi, const NSegment*) {
         mem.for_each_word_at(lo, hi, report_pointer);
     });
-    release_registers(regs);
     // The blocks the leak scan reads (device memory is not host memory).
     UInt n = 0;
-    Block** blocks = scan_blocks(&n);
+    Block** blocks = scan_blocks(&n, regs);
+    release_registers(regs);
     for (UInt i = 0; i < n; ++i)
         if (blocks[i]->kind != AllocKind::device)
             mem.for_each_word_at(blocks[i]->addr, blocks[i]->addr + blocks[i]->size,

@@ -143,7 +143,7 @@ class Records(TestCase):
         def messages(log):
             return [re.sub(r"^==\d+== ", "", line) for line in log.splitlines()
                     if line.startswith("==") and
-                    not re.search(r"site records|vgdb|stack cache|written to|took \d+ ms", line)]
+                    not re.search(r"site records|vgdb|stack cache|written to|took [\d.]+ ms", line)]
         self.assertEqual(messages(plain.log), messages(packed.log))
         # The use after free: its block's site is still compact at exit, and
         # the error names its allocation line.
