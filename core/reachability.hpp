@@ -73,6 +73,10 @@ enum BlockFlag : u8 {
     // A host block of the CUDA driver or runtime: their bookkeeping does not
     // keep device-side blocks alive (it holds every live allocation).
     kForeign = 2,
+    // Memory whose words are roots, scanned with the roots (the client's own
+    // mappings, as memcheck scans them): the block is reached or lost by
+    // pointers to it, its words are not read again as its own.
+    kRoots = 4,
 };
 
 // A heap block; the scanner's input is sorted by address, not overlapping.
@@ -321,7 +325,7 @@ template <class Memory> class Scanner {
         m.scanned = true;
         m.weak_via = false;
         const Block& b = blocks_[i];
-        if (b.flags & kOpaque) return;
+        if (b.flags & (kOpaque | kRoots)) return;
         bool foreign = b.flags & kForeign;
         bool definite = m.state != State::possible;
         mem_.for_each_word_at(b.addr, b.addr + b.size,
@@ -337,7 +341,7 @@ template <class Memory> class Scanner {
             u32 i = stack_[--top_];
             marks_[i].pending = false;
             const Block& b = blocks_[i];
-            if (b.flags & kOpaque) continue;
+            if (b.flags & (kOpaque | kRoots)) continue;
             bool foreign = b.flags & kForeign;
             mem_.for_each_word(b.addr, b.addr + b.size, [this, leader, i, foreign](usize v) {
                 join_clique(v, leader, i, foreign);

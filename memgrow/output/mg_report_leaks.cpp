@@ -113,6 +113,7 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
 template <class F>
 void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, F f) {
     for (UInt id = 0; id < scan.n_sites; ++id) {
+        if (SiteView(id)->space == Space::mapped) continue; // memcheck has no such record
         const SiteLeak& sl = scan.site(id);
         for (UInt k = 0; k < kLeakKinds; ++k) {
             if (k != kReachable && a.leak_suppressed_by(id)) continue;
@@ -193,7 +194,8 @@ void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, UL
         bytes[k] = blocks[k] = 0;
     for (UInt i = 0; i < a.leak_suppressed_by.size(); ++i) {
         UInt id = a.leak_suppressed_by.id_at(i);
-        if (id >= scan->n_sites || id >= a.n_sites) continue;
+        if (id >= scan->n_sites || id >= a.n_sites || SiteView(id)->space == Space::mapped)
+            continue;
         for (UInt k = 0; k < kReachable; ++k) {
             bytes[k] += scan->site(id).bytes[k], blocks[k] += scan->site(id).blocks[k];
             bytes[kLeakKinds] += scan->site(id).bytes[k];
@@ -302,6 +304,16 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     VG_(umsg)
     ("        suppressed: %'llu%s bytes in %'llu%s blocks\n", sup[kLeakKinds], d_bytes,
      sup_blocks[kLeakKinds], d_blocks);
+    // The client's own mappings, which memcheck does not count (their sites
+    // are classed leaked like any: docs/leak-check.md).
+    if (scan->mapped_blocks[kDefinite] || scan->mapped_blocks[kPossible] ||
+        scan->mapped_blocks[kReachable])
+        VG_(umsg)
+        ("   mappings: %'llu bytes in %'llu definitely lost, %'llu bytes in %'llu possibly "
+         "lost, %'llu bytes in %'llu still reachable\n",
+         scan->mapped_bytes[kDefinite], scan->mapped_blocks[kDefinite],
+         scan->mapped_bytes[kPossible], scan->mapped_blocks[kPossible],
+         scan->mapped_bytes[kReachable], scan->mapped_blocks[kReachable]);
     // memcheck's hints, in its words (a monitor command is told its own
     // arguments).
     ULong any_blocks = 0;

@@ -250,16 +250,10 @@ template <class F> void for_each_root_range(const Registers& regs, F f) {
         Addr floor = scan_floor(seg, regs);
         if (VG_(clo_verbosity) > 2) VG_(dmsg)
         ("memgrow: scanning root segment %#lx..%#lx from %#lx\n", seg->start, seg->end, floor);
-        Addr lo = floor, hi = seg->end + 1;
-        // The client's own mappings are blocks, found through pointers like
-        // heap blocks, except those that hold a thread's stack.
-        for (const Block* m = mapped_at_or_after(lo); m && m->addr < hi;
-             m = mapped_at_or_after(m->addr + m->size)) {
-            if (holds_stack(m, regs)) continue;
-            if (m->addr > lo) f(lo, m->addr, seg);
-            if (m->addr + m->size > lo) lo = m->addr + m->size;
-        }
-        if (lo < hi) f(lo, hi, seg);
+        // The client's own mappings are roots too, as memcheck scans them
+        // (its heap counts stay memcheck's); each is also a block, reached
+        // or lost by the pointers to it (reach::kRoots).
+        f(floor, seg->end + 1, seg);
     }
     VG_(free)(starts);
 }
@@ -341,6 +335,10 @@ void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
         SizeT size = blocks[i]->size;
         SiteLeak& s = out->leaks[slot[blocks[i]->site->id] - 1];
         s.bytes[k] += size, s.blocks[k]++;
+        if (blocks[i]->kind == AllocKind::mapped) { // beside memcheck's counts
+            out->mapped_bytes[k] += size, out->mapped_blocks[k]++;
+            continue;
+        }
         out->bytes[k] += size, out->blocks[k]++;
         if (k == kDefinite) s.indirect_through += m.indirect;
         // Reachable when teardown began (or made by it), lost now: the
@@ -437,6 +435,7 @@ Walk walk(bool with_registers) {
     for (UInt i = 0; i < n; ++i) {
         const Block* b = w.blocks[i];
         u8 flags = b->kind == AllocKind::device        ? reach::kOpaque
+                   : b->kind == AllocKind::mapped      ? reach::kRoots
                    : cuda.n && cuda.allocated(b->site) ? reach::kForeign
                                                        : 0;
         view[i] = reach::Block{b->addr, b->size, flags};

@@ -48,7 +48,10 @@ struct LeakScan {
         UInt k = find_sorted_id(ids, n_leaks, id);
         return k < n_leaks ? leaks[k] : none;
     }
+    // memcheck's counts: the heap's blocks (memcheck counts no mapping)
     ULong bytes[kLeakKinds], blocks[kLeakKinds];
+    // The client's own mappings (the mapped space), beside them
+    ULong mapped_bytes[kLeakKinds], mapped_blocks[kLeakKinds];
     ULong heuristic_bytes[reach::kHeuristicCount], heuristic_blocks[reach::kHeuristicCount];
     ULong scanned_bytes;                                           // root and block memory read
     ULong teardown_bytes[kLeakKinds], teardown_blocks[kLeakKinds]; // of bytes, blocks
