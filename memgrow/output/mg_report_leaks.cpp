@@ -204,6 +204,20 @@ void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, UL
     }
 }
 
+// The client's own mappings, which memcheck does not count (their sites are
+// classed leaked like any: docs/leak-check.md), beside its summary.
+void print_mappings(const LeakScan& scan) {
+    if (scan.mapped_blocks[kDefinite] || scan.mapped_blocks[kIndirect] ||
+        scan.mapped_blocks[kPossible] || scan.mapped_blocks[kReachable])
+        VG_(umsg)
+    ("mapped memory (memcheck counts none): %'llu bytes in %'llu mappings definitely lost, "
+     "%'llu bytes in %'llu indirectly lost, %'llu bytes in %'llu possibly lost, %'llu bytes in "
+     "%'llu still reachable\n",
+     scan.mapped_bytes[kDefinite], scan.mapped_blocks[kDefinite], scan.mapped_bytes[kIndirect],
+     scan.mapped_blocks[kIndirect], scan.mapped_bytes[kPossible], scan.mapped_blocks[kPossible],
+     scan.mapped_bytes[kReachable], scan.mapped_blocks[kReachable]);
+}
+
 void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor) {
     bool deltas = which != LeakDelta::any;
     const LeakScan* scan = a.leaks;
@@ -214,6 +228,7 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
         forget_loss_records();
         if (VG_(clo_verbosity) >= 1)
             VG_(umsg)("All heap blocks were freed -- no leaks are possible\n\n");
+        if (VG_(clo_verbosity) >= 1) print_mappings(*scan);
         return;
     }
     const LeakScan* prev = leak_scan_previous();
@@ -304,16 +319,7 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     VG_(umsg)
     ("        suppressed: %'llu%s bytes in %'llu%s blocks\n", sup[kLeakKinds], d_bytes,
      sup_blocks[kLeakKinds], d_blocks);
-    // The client's own mappings, which memcheck does not count (their sites
-    // are classed leaked like any: docs/leak-check.md).
-    if (scan->mapped_blocks[kDefinite] || scan->mapped_blocks[kPossible] ||
-        scan->mapped_blocks[kReachable])
-        VG_(umsg)
-        ("   mappings: %'llu bytes in %'llu definitely lost, %'llu bytes in %'llu possibly "
-         "lost, %'llu bytes in %'llu still reachable\n",
-         scan->mapped_bytes[kDefinite], scan->mapped_blocks[kDefinite],
-         scan->mapped_bytes[kPossible], scan->mapped_blocks[kPossible],
-         scan->mapped_bytes[kReachable], scan->mapped_blocks[kReachable]);
+    print_mappings(*scan);
     // memcheck's hints, in its words (a monitor command is told its own
     // arguments).
     ULong any_blocks = 0;
