@@ -138,8 +138,11 @@ class NativeContainers(TestCase):
         self.assertEqual(h["blocks"], 1000)
 
     def test_the_growing_holders_lead_the_log(self):
+        # The worker's list (its frame's holder) grows too, or not, as the
+        # two threads are scheduled: the globals lead either way.
         first = self.r.log.index("GROWING 1 of")
-        self.assertRegex(self.r.log[first:], r"^GROWING 1 of 2: (by_id|records) \(global\) keeps ")
+        self.assertRegex(self.r.log[first:], r"^GROWING 1 of [23]: (by_id|records) \(global\) keeps ")
+        self.assertRegex(self.r.log[first:], r"== GROWING 2 of [23]: (by_id|records) \(global\) keeps ")
 
 
 if __name__ == "__main__":
