@@ -26,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -161,17 +163,43 @@ NOINLINE static void push_a(unsigned long v) {
 
 int main(int argc, char** argv) {
     unsigned long iters = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000000;
-    int grow = 1;
+    int grow = 1, in_child = 0;
     if (argc > 2) {
         if (strcmp(argv[2], "flat") == 0)
             grow = 0;
         else if (strcmp(argv[2], "grow") != 0) {
-            fprintf(stderr, "usage: %s [ITERATIONS [grow|flat]]\n", argv[0]);
+            fprintf(stderr, "usage: %s [ITERATIONS [grow|flat] [fork]]\n", argv[0]);
             return 64;
         }
     }
+    if (argc > 3) {
+        if (strcmp(argv[3], "fork") != 0) {
+            fprintf(stderr, "usage: %s [ITERATIONS [grow|flat] [fork]]\n", argv[0]);
+            return 64;
+        }
+        in_child = 1;
+    }
 
     for (unsigned long i = 0; i < iters; i++) {
+        /* "fork": a tenth of the iterations in the process, the rest in a
+         * forked child that inherits the ring and the list (the parent
+         * waits): what a forked child's store checks cost (--fork-pages). */
+        if (in_child && i == iters / 10) {
+            fflush(stdout);
+            pid_t pid = fork();
+            if (pid < 0) {
+                perror("fork");
+                return 1;
+            }
+            if (pid > 0) {
+                int status;
+                if (waitpid(pid, &status, 0) != pid) {
+                    perror("waitpid");
+                    return 1;
+                }
+                return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+            }
+        }
         unsigned r = rnd();
         site_short(8 + (r & 127));             /* 8..135 */
         top_tmp(4 + ((r >> 7) & 63));          /* 24..150 */

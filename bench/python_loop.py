@@ -1,12 +1,15 @@
 """python_loop.py: an allocation-heavy Python loop for the memgrow benchmark.
 
-    python3 python_loop.py [ITERATIONS [grow|flat]]
+    python3 python_loop.py [ITERATIONS [grow|flat] [fork]]
 
 Each iteration builds short-lived objects (a small dict, a list of ints,
 a formatted string, a tuple, a bytes join), keeps some of them in a bounded
 ring of RING slots, and, in "grow" mode (the default), adds one entry to a
 module-level dict (a cache that is never cleared) every GROW_EVERY
 iterations: the slowly growing site. "flat" disables the growing dict.
+"fork" runs a tenth of the iterations in the process and the rest in a
+forked child that inherits the ring and the dict (the parent waits): what
+a forked child's store checks cost (memgrow's --fork-pages).
 
 The growing dict is module-level on purpose: it is still live when
 Py_FinalizeEx() begins, the point where memgrow classifies a Python process,
@@ -19,6 +22,7 @@ stacks); with the default allocator small objects live in pymalloc arenas.
 Standard library only.
 """
 
+import os
 import sys
 
 RING = 2048
@@ -42,8 +46,9 @@ def churn(i):
 def main(argv):
     iters = int(argv[1]) if len(argv) > 1 else 200000
     mode = argv[2] if len(argv) > 2 else "grow"
-    if mode not in ("grow", "flat"):
-        sys.stderr.write("usage: python_loop.py [ITERATIONS [grow|flat]]\n")
+    fork = argv[3:] == ["fork"]
+    if mode not in ("grow", "flat") or argv[3:] not in ([], ["fork"]):
+        sys.stderr.write("usage: python_loop.py [ITERATIONS [grow|flat] [fork]]\n")
         return 64
     grow = mode == "grow"
 
@@ -51,6 +56,11 @@ def main(argv):
     growing = CACHE
     total = 0
     for i in range(iters):
+        if fork and i == iters // 10:
+            sys.stdout.flush()
+            pid = os.fork()
+            if pid:
+                return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
         rec = make_record(i)
         total += churn(i)
         ring[i % RING] = rec

@@ -2,7 +2,8 @@
 """Benchmark memgrow against native runs and its peers.
 
     python3 bench/run.py [--quick] [--build DIR] [--repeat N]
-                         [--only c|python|length|scan] [--length] [--python EXE|3.15] [--keep]
+                         [--only c|python|fork|startup|length|scan] [--length]
+                         [--python EXE|3.15] [--keep]
 
 Runs each workload (bench/malloc_heavy.c, bench/python_loop.py) natively and
 under Valgrind's none, memcheck, massif, dhat, memgrow and under heaptrack,
@@ -489,19 +490,23 @@ TARGETS = {
                (HUNT, "memray --native", 1.0), (HUNT, "none", 1.4), (HUNT, "massif", None),
                (HUNT, "memray", None), (HUNT, HUNT + " --python-free-lists=no", 1.05)],
     "Start-up": [(HUNT, "massif", 1.05), (HUNT, "none", None), ("memgrow", "memcheck", None)],
+    # Issue 35: a forked child's page checks cost at most 15%.
+    "Fork": [(HUNT, HUNT + " --fork-pages=no", 1.15), ("memgrow", "memgrow --fork-pages=no", 1.15)],
+    "NoFork": [(HUNT, HUNT + " --fork-pages=no", None)],
 }
 
 
-def targets(title, results):
+def targets(title, results, label=None):
     """memgrow's time over its peers': the ratio of the CPU-time medians
     (the target's verdict: on a machine shared with other work the wall time
     moves by a factor of 2 between rounds, the CPU time by a tenth), with
     the wall medians' and the best runs' wall ratios beside it."""
     by = {r["config"]: r for r in results if r.get("secs") is not None}
+    targets_of, title = title, label or title
     lines = []
-    pairs = [(mine, peer, limit) for mine, peer, limit in TARGETS[title]]
+    pairs = [(mine, peer, limit) for mine, peer, limit in TARGETS[targets_of]]
     pairs += [("before " + mine, ("before " + peer) if peer.startswith("memgrow") else peer, limit)
-              for mine, peer, limit in TARGETS[title] if "before " + mine in by]
+              for mine, peer, limit in TARGETS[targets_of] if "before " + mine in by]
     for mine, peer, limit in pairs:
         m, p = by.get(mine), by.get(peer)
         name = "%s / %s" % (mine, peer)
@@ -767,7 +772,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"),
                     help="memgrow build directory with vg-in-place [%(default)s]")
     ap.add_argument("--repeat", type=int, default=None, help="runs per configuration [3; 1 with --quick]")
-    ap.add_argument("--only", action="append", choices=["c", "python", "startup", "length", "scan"],
+    ap.add_argument("--only", action="append", choices=["c", "python", "fork", "startup", "length", "scan"],
                     help="run only these sections (repeatable)")
     ap.add_argument("--length", action="store_true", help="run only the run-length section")
     ap.add_argument("--python", default=None,
@@ -790,7 +795,7 @@ def main():
     if args.length:
         sections.add("length")
     if not sections:
-        sections = {"c", "python", "startup", "length", "scan"}
+        sections = {"c", "python", "fork", "startup", "length", "scan"}
 
     tmp = tempfile.mkdtemp(prefix="memgrow-bench-")
     t_start = time.perf_counter()
@@ -870,6 +875,28 @@ def run(args, repeat, q, sections, tmp, t_start):
         tables.append((title, res))
         checks += targets("Python", res)
         checks += report_line(tmp, "Python", res, None)
+
+    if "fork" in sections:
+        # A forked child's page checks (--fork-pages): the workloads' "fork"
+        # mode runs nine tenths of the iterations in a forked child.
+        for name, argv, env_w in (
+                ("C", [exe, str(C_ITERS[q]), "grow", "fork"], env),
+                ("Python", [python, script, str(PY_ITERS[q]), "grow", "fork"],
+                 dict(env, PYTHONMALLOC="malloc"))):
+            title = "Forked child: %s" % " ".join(os.path.basename(a) for a in argv[-4:])
+            spec = [(c, c, "fork", argv, env_w)
+                    for c in ("native", "none", HUNT + " --fork-pages=no", HUNT,
+                              "memgrow --fork-pages=no", "memgrow")]
+            res = run_workload(runner, tools, title, with_before(tools, spec), repeat)
+            tables.append((title, res))
+            checks += targets("Fork", res, "%s fork" % name)
+        # A process that never forks instruments nothing: the flag's tests only.
+        title = "Never forks: malloc_heavy %d grow" % C_ITERS[q]
+        spec = [(c, c, "c", [exe, str(C_ITERS[q]), "grow"], env)
+                for c in (HUNT + " --fork-pages=no", HUNT)]
+        res = run_workload(runner, tools, title, with_before(tools, spec), repeat)
+        tables.append((title, res))
+        checks += targets("NoFork", res, "no fork")
 
     if "startup" in sections:
         title = "Start-up: python -c pass"

@@ -1,6 +1,7 @@
 #include "checks/mg_access.hpp"
 #include "checks/mg_abits.hpp"
 #include "checks/mg_errors.hpp"
+#include "checks/mg_sp_offsets.hpp"
 #include "checks/mg_memevents.hpp"
 #include "intercept/mg_heap_guard.hpp"
 #include "mg_options.hpp"
@@ -275,69 +276,6 @@ bool add_sp_change_const(IRSB* sb, IRExpr* old_sp, IRExpr* new_sp, Long delta) {
     return true;
 }
 
-// Where each temporary points relative to the stack pointer, to leave out
-// the checks that cannot fail: with SP moves followed (add_sp_change),
-// [SP - redzone, SP + kNearSp) is addressable by construction, and most
-// accesses of compiled code (calls, returns, pushes, pops, locals) fall
-// there. Offsets are relative to SP at the superblock's start.
-constexpr Long kNearSp = 16 * 1024;
-
-struct SpOffsets {
-    Long* off = nullptr; // per temporary; kUnknown when not SP-relative
-    Int n = 0;
-    Long sp = 0; // the current SP's offset
-    bool sp_known = true;
-    static constexpr Long kUnknown = Long(1) << 62;
-
-    explicit SpOffsets(Int temps) : n(temps) {
-        if (n == 0) return;
-        off = static_cast<Long*>(VG_(malloc)("mg.access.sp", sizeof(Long) * n));
-        for (Int i = 0; i < n; ++i)
-            off[i] = kUnknown;
-    }
-    ~SpOffsets() {
-        if (off) VG_(free)(off);
-    }
-    SpOffsets(const SpOffsets&) = delete;
-    SpOffsets& operator=(const SpOffsets&) = delete;
-
-    Long of(const IRExpr* e) const {
-        if (e->tag != Iex_RdTmp || e->Iex.RdTmp.tmp >= static_cast<IRTemp>(n)) return kUnknown;
-        return off[e->Iex.RdTmp.tmp];
-    }
-    // t = e: SP itself, or an SP-relative temporary plus or minus a constant.
-    void define(IRTemp t, const IRExpr* e, Int offset_sp) {
-        if (t >= static_cast<IRTemp>(n)) return;
-        Long v = kUnknown;
-        if (e->tag == Iex_Get && e->Iex.Get.offset == offset_sp && e->Iex.Get.ty == Ity_I64) {
-            if (sp_known) v = sp;
-        } else if (e->tag == Iex_Binop &&
-                   (e->Iex.Binop.op == Iop_Add64 || e->Iex.Binop.op == Iop_Sub64) &&
-                   e->Iex.Binop.arg2->tag == Iex_Const &&
-                   e->Iex.Binop.arg2->Iex.Const.con->tag == Ico_U64) {
-            Long base = of(e->Iex.Binop.arg1);
-            auto c = static_cast<Long>(e->Iex.Binop.arg2->Iex.Const.con->Ico.U64);
-            if (base != kUnknown && c > -kNearSp && c < kNearSp)
-                v = e->Iex.Binop.op == Iop_Add64 ? base + c : base - c;
-        } else if (e->tag == Iex_RdTmp) {
-            v = of(e);
-        }
-        off[t] = v;
-    }
-    void sp_written(const IRExpr* e) {
-        Long v = of(e);
-        sp_known = v != kUnknown;
-        sp = v;
-    }
-    // Whether [addr, addr + size) lies where the stack is addressable.
-    bool near_sp(const IRExpr* addr, UInt size) const {
-        Long v = of(addr);
-        if (!sp_known || v == kUnknown) return false;
-        Long d = v - sp;
-        return d >= -Long(VG_STACK_REDZONE_SZB) && d + Long(size) <= kNearSp;
-    }
-};
-
 ULong checks_added, checks_near_sp, checks_merged;
 
 // Set when a client request made memory of a thread's stack not
@@ -513,7 +451,7 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps
                       static_cast<UInt>(sizeofIRType(data->Iex.Load.ty)),
                       merged_store >= 0 ? kReadWrite : 0, nullptr);
             }
-            sp.define(st->Ist.WrTmp.tmp, data, layout->offset_SP);
+            sp.after(st, in->tyenv, layout->offset_SP);
             break;
         }
         case Ist_Store:
@@ -557,15 +495,11 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps
                               d->guard->Iex.Const.con->Ico.U1
                           ? nullptr
                           : d->guard);
-            // A helper that writes SP leaves it unknown.
-            for (Int k = 0; k < d->nFxState; ++k)
-                if (d->fxState[k].fx != Ifx_Read && d->fxState[k].offset <= layout->offset_SP &&
-                    layout->offset_SP < d->fxState[k].offset + d->fxState[k].size)
-                    sp.sp_known = false;
+            sp.after(st, in->tyenv, layout->offset_SP); // a helper may write SP
             break;
         }
         case Ist_PutI:
-            sp.sp_known = false; // an indexed write may land on SP
+            sp.after(st, in->tyenv, layout->offset_SP);
             break;
         case Ist_Put:
             if (st->Ist.Put.offset == layout->offset_SP &&
@@ -578,7 +512,7 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps
                         pending.from = tmp(out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
                     pending.move(sp, new_sp, now);
                     addStmtToIRSB(out, st);
-                    sp.sp_written(st->Ist.Put.data);
+                    sp.after(st, in->tyenv, layout->offset_SP);
                     continue;
                 }
                 pending.flush(out, sp);
@@ -589,7 +523,7 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps
                     add_sp_helper(out, old_sp, new_sp);
                 else
                     add_sp_change(out, old_sp, new_sp);
-                sp.sp_written(st->Ist.Put.data);
+                sp.after(st, in->tyenv, layout->offset_SP);
                 continue;
             }
             if (st->Ist.Put.offset < layout->offset_SP + 8 &&
@@ -597,7 +531,7 @@ IRSB* access_instrument(IRSB* in, const VexGuestLayout* layout, IRTemp tool_tmps
                     st->Ist.Put.offset +
                         Int(sizeofIRType(typeOfIRExpr(in->tyenv, st->Ist.Put.data)))) {
                 pending.flush(out, sp);
-                sp.sp_known = false;
+                sp.after(st, in->tyenv, layout->offset_SP);
             }
             break;
         default:

@@ -1,5 +1,6 @@
 #include "pages/mg_cow.hpp"
 #include "checks/mg_access.hpp"
+#include "checks/mg_sp_offsets.hpp"
 #include "records/mg_blocks.hpp"
 #include "records/mg_stack_tree.hpp"
 #include "pub_tool_vkiscnums.h"
@@ -263,6 +264,12 @@ void cow_at_fork(ThreadId tid) {
     n_fork_sites = site_count();
     site_bytes = static_cast<ULong*>(vgc::fresh_pages((n_fork_sites + 1) * sizeof(ULong)));
     if (!site_bytes) n_fork_sites = 0;
+    // The forking thread's stack is written at once (every call and return
+    // does) and its stores near SP are not checked: its pages are copied
+    // at the fork, written by the fork's stack.
+    for (Addr page = cow::first_page(stack_lo); page < stack_hi && page < kLimit;
+         page += cow::kPageBytes)
+        if (shared[page >> kPageBits]) copy_page(tid, page);
     cow_on = true;
     // Every translation so far was made without the checks.
     vgc::discard_all_translations("memgrow: forked child");
@@ -291,39 +298,45 @@ void cow_unmapped(Addr a, SizeT len) {
 // The check follows the store (the page is copied all the same, and the
 // instruction's IP is still current): the access checks then still see a
 // read-modify-write's load and store side by side and check them once.
+// Stores near SP (calls, pushes, spills, locals: most of a function's) are
+// not checked: the forking thread's stack was copied at the fork.
 IRSB* cow_instrument(IRSB* in, const VexGuestLayout* layout) {
     IRSB* out = deepCopyIRSBExceptStmts(in);
+    SpOffsets sp(in->tyenv->types_used);
+    auto check = [&](IRExpr* addr, UInt n, IRExpr* guard) {
+        if (!sp.near_sp(addr, n)) add_check(out, layout, addr, n, guard);
+    };
     for (Int i = 0; i < in->stmts_used; ++i) {
         IRStmt* st = in->stmts[i];
         addStmtToIRSB(out, st);
         switch (st->tag) {
         case Ist_Store:
-            add_check(out, layout, st->Ist.Store.addr, size_of(in, st->Ist.Store.data), nullptr);
+            check(st->Ist.Store.addr, size_of(in, st->Ist.Store.data), nullptr);
             break;
         case Ist_StoreG: {
             IRStoreG* g = st->Ist.StoreG.details;
-            add_check(out, layout, g->addr, size_of(in, g->data), g->guard);
+            check(g->addr, size_of(in, g->data), g->guard);
             break;
         }
         case Ist_CAS: {
             IRCAS* c = st->Ist.CAS.details;
-            add_check(out, layout, c->addr, size_of(in, c->expdLo) * (c->expdHi ? 2 : 1), nullptr);
+            check(c->addr, size_of(in, c->expdLo) * (c->expdHi ? 2 : 1), nullptr);
             break;
         }
         case Ist_LLSC:
             if (st->Ist.LLSC.storedata)
-                add_check(out, layout, st->Ist.LLSC.addr, size_of(in, st->Ist.LLSC.storedata),
-                          nullptr);
+                check(st->Ist.LLSC.addr, size_of(in, st->Ist.LLSC.storedata), nullptr);
             break;
         case Ist_Dirty: {
             IRDirty* d = st->Ist.Dirty.details;
             if (d->mAddr && (d->mFx == Ifx_Write || d->mFx == Ifx_Modify))
-                add_check(out, layout, d->mAddr, static_cast<UInt>(d->mSize), d->guard);
+                check(d->mAddr, static_cast<UInt>(d->mSize), d->guard);
             break;
         }
         default:
             break;
         }
+        sp.after(st, in->tyenv, layout->offset_SP);
     }
     return out;
 }

@@ -51,7 +51,7 @@ static long pages_of_half(int half) {
 int main(void) {
     build();
     for (int child = 0; child < 3; child++) {
-        pid_t pid = fork();
+        pid_t pid = fork(); /* FORK_HERE */
         if (pid == 0) {
             if (child < 2) {
                 long sum = read_half(child);

@@ -49,8 +49,16 @@ class CopyOnWrite(unittest.TestCase):
             self.assertEqual(sum(c["bytes"] for c in fork["copied"]), fork["copied_bytes"])
             self.assertTrue(frame_at(fork["writers"][0]["frames"], read), fork["writers"][0])
             self.assertGreater(fork["writers"][0]["bytes"], 0.9 * fork["copied_bytes"])
-        self.assertLess(by_pid[idle]["fork"]["copied_bytes"], 1 << 20)
-        self.assertGreater(by_pid[idle]["fork"]["inherited_bytes"], 32 << 20)
+        idle_fork = by_pid[idle]["fork"]
+        self.assertLess(idle_fork["copied_bytes"], 1 << 20)
+        self.assertGreater(idle_fork["inherited_bytes"], 32 << 20)
+        # The forking thread's stack is copied at the fork, by the fork's
+        # own stack (its stores near SP are not checked).
+        [stack] = [c["bytes"] for c in idle_fork["copied"] if c.get("region") == "stack"]
+        self.assertGreaterEqual(stack, PAGE)
+        fork_line = source_line(SOURCE, "FORK_HERE")
+        self.assertTrue(any(frame_at(w["frames"], fork_line) and w["bytes"] >= stack
+                            for w in idle_fork["writers"]), idle_fork["writers"])
         return r, readers, parent
 
     def test_readers_copy_the_pages_of_their_half_written_at_the_reading_line(self):
