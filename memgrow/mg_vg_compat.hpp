@@ -151,6 +151,11 @@ inline void* fresh_pages(SizeT bytes) {
 extern "C" SysRes VG_(do_syscall)(UWord sysno, UWord, UWord, UWord, UWord, UWord, UWord, UWord,
                                   UWord);
 
+// --- The guest frame pointer (the core's, in every release; the tool
+// headers have VG_(get_IP) and VG_(get_SP) only). VG_(get_shadow_regs_area)
+// copies it as two 4-byte words, which an 8-byte load then waits on.
+extern "C" Addr VG_(get_FP)(ThreadId tid);
+
 // --- Two core options the tool headers leave out (every release has them):
 // with them, as with --stats=yes, the core walks the client arena's block
 // headers after the tool's fini.

@@ -1,5 +1,4 @@
 #include "records/mg_stacks.hpp"
-#include "libvex_guest_offsets.h"
 
 namespace mg {
 
@@ -41,12 +40,6 @@ Addr scratch_ips[kMaxFrames], scratch_sps[kMaxFrames];
 ULong hits, misses;
 ULong last_serial;
 
-Addr frame_pointer(ThreadId tid) {
-    Addr fp;
-    VG_(get_shadow_regs_area)(tid, reinterpret_cast<UChar*>(&fp), 0, OFFSET_amd64_RBP, sizeof fp);
-    return fp;
-}
-
 UInt set_of(Addr ip, Addr sp) {
     return static_cast<UInt>(((ip >> 2) ^ (sp >> 4)) % kSets);
 }
@@ -83,7 +76,7 @@ CapturedStack capture_stack(ThreadId tid, StackPurpose purpose, UInt max_frames)
     // pointer: keyed by it, no two revivals would share an entry. Where RBP
     // is the frame pointer it is fixed by IP and SP; where it is not, the
     // unwinder does not read it; the slots are checked either way.
-    Addr fp = purpose == StackPurpose::revival ? 0 : frame_pointer(tid);
+    Addr fp = purpose == StackPurpose::revival ? 0 : vgc::VG_(get_FP)(tid);
     Addr stack_max = VG_(thread_get_stack_max)(tid);
     SizeT stack_size = VG_(thread_get_stack_size)(tid);
     static void* no_payload; // for stacks that are not cached
