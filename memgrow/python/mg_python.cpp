@@ -487,11 +487,7 @@ Code* code_at(Addr addr) {
 // ---- Threads and frames -----------------------------------------------------
 
 Addr thread_self(ThreadId tid) {
-    Addr fs = 0;
-    VG_(get_shadow_regs_area)
-    (tid, reinterpret_cast<UChar*>(&fs), 0, offsetof(VexGuestAMD64State, guest_FS_CONST),
-     sizeof fs);
-    return fs;
+    return vgc::guest_register(tid, offsetof(VexGuestAMD64State, guest_FS_CONST));
 }
 
 // The first thread state, in any interpreter, that `found` accepts; 0 when

@@ -591,10 +591,7 @@ void keep_stacks() {
         s.tid = tid;
         s.top = hi;
         s.n = VG_(get_StackTrace)(tid, s.ips, ScannedStack::kFrames, s.sps, nullptr, 0);
-        s.thread = 0;
-        VG_(get_shadow_regs_area)
-        (tid, reinterpret_cast<UChar*>(&s.thread), 0, offsetof(VexGuestAMD64State, guest_FS_CONST),
-         sizeof s.thread);
+        s.thread = vgc::guest_register(tid, offsetof(VexGuestAMD64State, guest_FS_CONST));
     }
 }
 
