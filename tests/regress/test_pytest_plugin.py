@@ -15,6 +15,8 @@ from mgtest import BUILD, SRC, TestCase, run, source_line  # noqa: E402
 SAMPLE = os.path.join(SRC, "tests", "regress", "py_pytest_sample.py")
 PACKAGE = os.path.join(os.path.abspath(BUILD), ".in_place", "memgrow-python")
 KEPT = source_line("tests/regress/py_pytest_sample.py", "KEPT_HERE")
+ODD = os.path.join(SRC, "tests", "regress", "py_pytest_odd.py")
+LITTLE = source_line("tests/regress/py_pytest_odd.py", "LITTLE_KEPT")
 PYTEST = ["/usr/bin/python3", "-m", "pytest", "-p", "memgrow.pytest", "-p", "no:cacheprovider",
           "-rf", SAMPLE]
 
@@ -74,6 +76,44 @@ class PytestPlugin(TestCase):
                                timeout=300)
         self.assertEqual(p.returncode, 1, p.stdout)
         self.assertIn("memgrow_limit: not a size: 'lots'", p.stdout)
+
+
+
+class PytestRecords(TestCase):
+    """Tests that log, warn or are doctests keep nothing of their own: pytest's
+    records of each repetition are not theirs, a doctest runs again with its
+    globals, and the growth named is the test's line, never the plugin's."""
+
+    ARGS = ["/usr/bin/python3", "-m", "pytest", "-p", "memgrow.pytest", "-p", "no:cacheprovider",
+            "-rf", "--doctest-modules", "--memgrow-repeat=4", ODD]
+
+    def check(self, output, where):
+        self.assertEqual(failed(output), ["test_keeps_a_little", "test_limit_negative",
+                                          "test_limit_without_a_size"], output)
+        self.assertIn("6 passed", output)  # the doctest, the log, warning and limit tests
+        m = re.search(r"test_keeps_a_little kept memory in every repetition after the first: "
+                      r"\+[\d,]+, \+[\d,]+, \+[\d,]+ bytes; most at (.*)", output)
+        self.assertTrue(m, output)
+        self.assertRegex(m.group(1), where + re.escape(f"py_pytest_odd.py:{LITTLE}"))
+        for most in re.findall(r"; most at (.*)", output):
+            self.assertNotRegex(most, r"growth_since|after_run|_compiler\.py|__init__\.py")
+        self.assertIn("memgrow_limit: not a size: -5", output)
+        self.assertIn("memgrow_limit: takes one size", output)
+        self.assertNotIn("IndexError", output)
+        self.assertNotIn("During handling", output)
+        # pytest still reports the first repetition's warning, once.
+        self.assertRegex(output, r"1 warning")
+
+    def test_natively(self):
+        p = subprocess.run(self.ARGS, env=dict(os.environ, PYTHONPATH=PACKAGE),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.check(p.stdout, r"^")
+
+    def test_under_memgrow(self):
+        r = run(self.ARGS, options=["--leak-check=no"], timeout=600)
+        self.assertEqual(r.rc, 1, r.log)
+        self.check(r.log, r"^test_keeps_a_little \(")
 
 
 if __name__ == "__main__":
