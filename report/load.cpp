@@ -5,6 +5,7 @@
 // element at a time, so memory follows the model, not the file.
 #include "report/load.hpp"
 #include "report/format2.hpp"
+#include "report/json_depth.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -722,16 +723,6 @@ LoadError::LoadError(std::string file_, std::string message_, std::string pointe
 
 namespace {
 
-// A report nests a handful of levels (the root, sites, a site, its frames, a
-// frame). nlohmann builds whatever it is given, so 50 MB of "[" took 21 s and
-// 3.7 GB before failing: this refuses a root array at once (the schema check
-// would refuse it only once it is built), and a value that nests deeper than
-// a report can is skipped as it comes, not built, and stands as null. No
-// field of the schema lies that deep, so an unknown field of a newer writer
-// is ignored however deep it goes, and a known field whose value nests that
-// deep is refused for the value's type at its own level.
-constexpr std::size_t kMaxDepth = 16;
-
 using DomParser = nlohmann::detail::json_sax_dom_parser<json>;
 
 // The SAX handler: builds the top-level fields into `root`, except the
@@ -744,25 +735,23 @@ class StreamingParser {
     StreamingParser(json& root, const std::string& file, Element element)
         : root_(root), file_(file), element_(std::move(element)) {}
 
-    bool null() { return skipping() || scalar(nullptr); }
-    bool boolean(bool v) { return skipping() || scalar(v); }
-    bool number_integer(json::number_integer_t v) { return skipping() || scalar(v); }
-    bool number_unsigned(json::number_unsigned_t v) { return skipping() || scalar(v); }
-    bool number_float(json::number_float_t v, const std::string&) {
-        return skipping() || scalar(v);
-    }
-    bool string(std::string& v) { return skipping() || scalar(v); }
-    bool binary(json::binary_t& v) { return skipping() || scalar(v); }
+    bool null() { return scalar(nullptr); }
+    bool boolean(bool v) { return scalar(v); }
+    bool number_integer(json::number_integer_t v) { return scalar(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return scalar(v); }
+    bool number_float(json::number_float_t v, const std::string&) { return scalar(v); }
+    bool string(std::string& v) { return scalar(v); }
+    bool binary(json::binary_t& v) { return scalar(v); }
 
     bool start_object(std::size_t n) {
-        if (enter(true)) return true;
+        enter(true);
         if (elem_parser_) return elem_parser_->start_object(n);
         if (!streaming_.empty() && depth_ == 3) return begin_element().start_object(n);
         flush_key();
         return root_parser_.start_object(n);
     }
     bool start_array(std::size_t n) {
-        if (enter(false)) return true;
+        enter(false);
         if (elem_parser_) return elem_parser_->start_array(n);
         if (!streaming_.empty() && depth_ == 3) return begin_element().start_array(n);
         if (streaming_.empty() && depth_ == 2 && pending_key_ && is_streamed(*pending_key_)) {
@@ -780,13 +769,11 @@ class StreamingParser {
         return root_parser_.start_array(n);
     }
     bool end_object() {
-        if (skipping()) return leave_skipped();
         --depth_;
         if (elem_parser_) return elem_parser_->end_object() && end_element();
         return root_parser_.end_object();
     }
     bool end_array() {
-        if (skipping()) return leave_skipped();
         --depth_;
         if (elem_parser_) return elem_parser_->end_array() && end_element();
         if (!streaming_.empty() && depth_ == 1) {
@@ -796,7 +783,6 @@ class StreamingParser {
         return root_parser_.end_array();
     }
     bool key(std::string& k) {
-        if (skipping()) return true;
         if (elem_parser_) return elem_parser_->key(k);
         if (depth_ == 1) {
             flush_key();
@@ -862,21 +848,13 @@ class StreamingParser {
         return true;
     }
 
-    // A container begins; true when it is (inside) one being skipped.
-    bool enter(bool object) {
+    // A container begins: a root array is refused at once (the schema
+    // check would refuse it only once it is built).
+    void enter(bool object) {
         if (depth_ == 0 && !object)
             throw LoadError(file_, "not a memgrow report: the JSON is an array, not an object "
                                    "with a \"memgrow\" version");
-        if (++depth_ > kMaxDepth && !skip_from_) skip_from_ = depth_;
-        return skipping();
-    }
-    bool skipping() const { return skip_from_ != 0; }
-    // A container inside the skipped value ends; when it is the skipped
-    // value itself, null takes its place.
-    bool leave_skipped() {
-        if (depth_-- != skip_from_) return true;
-        skip_from_ = 0;
-        return scalar(nullptr);
+        ++depth_;
     }
 
     json& root_;
@@ -884,7 +862,6 @@ class StreamingParser {
     const std::string& file_;
     Element element_;
     std::size_t depth_ = 0;
-    std::size_t skip_from_ = 0;              // depth of the value being skipped, 0: none
     std::optional<std::string> pending_key_; // a top-level key whose value has not begun
     std::string streaming_;                  // the streamed array being read, or empty
     std::set<std::string> seen_;
@@ -1115,7 +1092,8 @@ Report parse(Input&& input, std::uint64_t size, const std::string& file, Rewind 
     Assembler assemble(file, root, size);
     try {
         StreamingParser sax(root, file, std::ref(assemble));
-        json::sax_parse(std::forward<Input>(input), &sax);
+        DepthLimited<json, StreamingParser> limited(sax);
+        json::sax_parse(std::forward<Input>(input), &limited);
     } catch (const json::parse_error& e) {
         // nlohmann's position is the count of bytes read, the bad one included.
         std::uint64_t at = e.byte > 0 ? e.byte - 1 : 0;
