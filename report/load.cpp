@@ -238,14 +238,14 @@ class Reader {
             g.rate_per_bucket = number(*r, where + "/rate_per_bucket");
         if (const json* r = member(v, "rate_per_mark"); r && !r->is_null())
             g.rate_per_mark = number(*r, where + "/rate_per_mark");
-        opt_integer_or_null(v, where, "began_at", g.began_at);
-        opt_integer_or_null(v, where, "stopped_at", g.stopped_at);
+        opt_clock_or_null(v, where, "began_at", g.began_at);
+        opt_clock_or_null(v, where, "stopped_at", g.stopped_at);
         opt_integer(v, where, "marks_used", g.marks_used);
         opt_integer(v, where, "marks_adding", g.marks_adding);
         opt_bool(v, where, "released_at_end", g.released_at_end);
         opt_bool(v, where, "after_marks", g.after_marks);
         opt_integer(v, where, "staircase_steps", g.staircase_steps);
-        opt_integer_or_null(v, where, "next_step_at", g.next_step_at);
+        opt_clock_or_null(v, where, "next_step_at", g.next_step_at);
         opt_integer_or_null(v, where, "bound", g.bound);
         opt_integer_or_null(v, where, "bound_bytes", g.bound_bytes);
         if (const json* f = member(v, "fill"); f && !f->is_null())
@@ -379,6 +379,22 @@ class Reader {
         std::int64_t n = integer(v, where);
         if (n < 0) fail(where, "a negative count");
         return n;
+    }
+
+    // A time on the run's clock: the tool's clock starts at 0.
+    std::int64_t clock(const json& v, const std::string& where) const {
+        std::int64_t n = integer(v, where);
+        if (n < 0) fail(where, fmt::format("a negative clock value ({})", n));
+        return n;
+    }
+    void opt_clock(const json& obj, const std::string& where, const char* key,
+                   std::int64_t& out) const {
+        if (const json* v = member(obj, key)) out = clock(*v, where + "/" + key);
+    }
+    void opt_clock_or_null(const json& obj, const std::string& where, const char* key,
+                           std::optional<std::int64_t>& out) const {
+        if (const json* v = member(obj, key); v && !v->is_null())
+            out = clock(*v, where + "/" + key);
     }
 
     Lost lost(const json& l, const std::string& at) const {
@@ -594,9 +610,14 @@ class Reader {
         r.pid = integer(required(root, "", "pid"), "/pid");
         opt_integer(root, "", "ppid", r.ppid);
         r.time_unit = string(required(root, "", "time_unit"), "/time_unit");
-        opt_integer(root, "", "bucket_width", r.bucket_width);
-        opt_integer(root, "", "warmup_end", r.warmup_end);
-        r.teardown_at = integer(required(root, "", "teardown_at"), "/teardown_at");
+        if (const json* w = member(root, "bucket_width")) {
+            r.bucket_width = integer(*w, "/bucket_width");
+            if (r.bucket_width <= 0)
+                fail("/bucket_width",
+                     fmt::format("a bucket is at least 1 clock unit wide, not {}", r.bucket_width));
+        }
+        opt_clock(root, "", "warmup_end", r.warmup_end);
+        r.teardown_at = clock(required(root, "", "teardown_at"), "/teardown_at");
         opt_string(root, "", "teardown", r.teardown);
         if (const json* p = member(root, "projection")) {
             object(*p, "/projection");
@@ -615,7 +636,7 @@ class Reader {
         if (const json* m = member(root, "marks")) {
             object(*m, "/marks");
             opt_integer(*m, "/marks", "count", r.marks.count);
-            opt_integer(*m, "/marks", "first_at", r.marks.first_at);
+            opt_clock(*m, "/marks", "first_at", r.marks.first_at);
             opt_integer(*m, "/marks", "per_bucket", r.marks.per_bucket);
         }
         const json& buckets = array(required(root, "", "buckets"), "/buckets");
@@ -623,7 +644,7 @@ class Reader {
             std::string at = "/buckets/" + std::to_string(i);
             const json& b = object(buckets[i], at);
             Bucket out;
-            out.end = integer(required(b, at, "end"), at + "/end");
+            out.end = clock(required(b, at, "end"), at + "/end");
             opt_integer(b, at, "live_bytes", out.live_bytes);
             opt_integer(b, at, "allocated_bytes", out.allocated_bytes);
             opt_integer(b, at, "freed_bytes", out.freed_bytes);

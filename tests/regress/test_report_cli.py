@@ -171,6 +171,12 @@ class ReportCli(unittest.TestCase):
             "empty.json": b"",
             "array.json": b"[1, 2, 3]",
         }
+        # Issue 43 (C5): shown as "state at exit (clock -1 bytes allocated)".
+        doc = json.loads(text)
+        for name, changes in (("negative-width.json", {"bucket_width": -32768, "teardown_at": -1}),
+                              ("zero-width.json", {"bucket_width": 0}),
+                              ("negative-clock.json", {"teardown_at": -1})):
+            files[name] = json.dumps({**doc, **changes}).encode()
         paths = {}
         for name, data in files.items():
             paths[name] = os.path.join(self.tmp, name)
@@ -198,6 +204,13 @@ class ReportCli(unittest.TestCase):
         self.assertIn("not a memgrow report", report("show", paths["empty-object.json"]).stderr)
         self.assertIn("not valid JSON", report("show", paths["image.png"]).stderr)
         self.assertIn("cannot open", report("show", paths["missing.json"]).stderr)
+        for name, message in (
+                ("negative-width.json", "a bucket is at least 1 clock unit wide, not -32768 "
+                                        "(at /bucket_width)"),
+                ("zero-width.json", "a bucket is at least 1 clock unit wide, not 0 "
+                                    "(at /bucket_width)"),
+                ("negative-clock.json", "a negative clock value (-1) (at /teardown_at)")):
+            self.assertIn(message, report("show", paths[name]).stderr, name)
 
     def test_every_command_skips_an_unknown_field_nested_deep(self):
         # Issue 43 (B3): expand and merge copied and wrote an unknown field
