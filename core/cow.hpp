@@ -74,4 +74,26 @@ inline u64 last_page(u64 a, u64 n) {
     return (a + n - 1) & ~(kPageBytes - 1);
 }
 
+// A line of /proc/self/maps, "lo-hi perms offset dev inode path": true, with
+// its extent [lo, hi), when the mapping is shared ('s' for the fourth
+// permission, MAP_SHARED): its pages are the parent's, never copied on write.
+inline bool shared_mapping(const char* line, u64* lo, u64* hi) {
+    auto hex = [&line](u64* out) {
+        const char* start = line;
+        *out = 0;
+        for (;; ++line) {
+            char c = *line;
+            u32 d = c >= '0' && c <= '9'   ? u32(c - '0')
+                    : c >= 'a' && c <= 'f' ? u32(c - 'a' + 10)
+                                           : 16;
+            if (d == 16) return line != start && line - start <= 16;
+            *out = *out << 4 | d;
+        }
+    };
+    if (!hex(lo) || *line++ != '-' || !hex(hi) || *line++ != ' ' || *hi <= *lo) return false;
+    for (int i = 0; i < 3; ++i)
+        if (!line[i] || line[i] == ' ') return false;
+    return line[3] == 's';
+}
+
 } // namespace mg::cow

@@ -11,6 +11,17 @@
 
 namespace mg {
 
+// The length of the UTF-8 sequence that starts at s (1 to 4 bytes, s[0] not
+// NUL), or 0 when s starts no valid one.
+inline int utf8_length(const char* s) {
+    unsigned char c = static_cast<unsigned char>(*s);
+    if (c < 0x80) return 1;
+    int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    for (int i = 1; i < len; ++i)
+        if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) return 0;
+    return len;
+}
+
 class JsonWriter {
   public:
     using Sink = void (*)(void* ctx, const char* data, usize len);
@@ -140,11 +151,7 @@ class JsonWriter {
     // that does not start a valid one (names read from a client can be
     // anything). Returns the bytes consumed.
     int utf8_sequence(const char* s) {
-        unsigned char c = static_cast<unsigned char>(*s);
-        int len = c >= 0xf0 && c < 0xf5 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-        if (c >= 0xf5) len = 0;
-        for (int i = 1; i < len; ++i)
-            if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) len = 0;
+        int len = utf8_length(s);
         if (len == 0) {
             raw("\\ufffd");
             return 1;

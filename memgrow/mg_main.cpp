@@ -160,6 +160,10 @@ void on_munmap(Addr a, SizeT len) {
     cow_unmapped(a, len);
     client_memory_changed();
 }
+void on_remap(Addr from, Addr to, SizeT len) {
+    memevents_remap(from, to, len);
+    cow_remapped(from, to, len);
+}
 void on_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx) {
     memevents_mprotect(a, len, rr, ww, xx);
     client_memory_changed();
@@ -195,6 +199,7 @@ void pre_clo_init() {
     VG_(needs_client_requests)(handle_client_request);
     VG_(track_new_mem_mmap)(on_mmap);
     VG_(track_die_mem_munmap)(on_munmap);
+    VG_(track_copy_mem_remap)(on_remap);
     VG_(track_change_mem_mprotect)(on_mprotect);
     VG_(track_die_mem_brk)(on_munmap);
     VG_(track_pre_deliver_signal)(on_deliver_signal);

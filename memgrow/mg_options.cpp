@@ -1,5 +1,6 @@
 #include "mg_options.hpp"
 #include "core/classify.hpp"
+#include "core/json_writer.hpp"
 #include "core/reachability.hpp"
 #include "output/mg_report_file.hpp"
 
@@ -40,14 +41,27 @@ static Bool parse_set(const HChar* arg, const HChar* val, const HChar* tokens, U
 
 // --mark-at=MODULE:QUALNAME or --mark-at=torch, repeatable: the specs are
 // kept comma-separated for the client (memgrow/_mark_at.py reads them).
+// Python names may be any UTF-8 letters (PEP 3131): bytes past ASCII are
+// taken as whole UTF-8 sequences; Python compares the names.
 static Bool parse_mark_at(const HChar* arg, const HChar* val) {
     static HChar specs[2048];
+    constexpr SizeT kMaxSpec = sizeof specs - 2; // with the comma and the NUL
     bool torch = VG_STREQ(val, "torch");
     const HChar* colon = VG_(strchr)(val, ':');
     bool ok = torch || (colon && colon != val && colon[1] != 0 && !VG_(strchr)(colon + 1, ':'));
-    for (const HChar* c = val; ok && *c; ++c)
+    for (const HChar* c = val; ok && *c; ++c) {
+        if (static_cast<UChar>(*c) >= 0x80) {
+            Int len = utf8_length(c);
+            if (len == 0) {
+                VG_(fmsg_bad_option)(arg, "the name is not valid UTF-8\n");
+                return False;
+            }
+            c += len - 1;
+            continue;
+        }
         ok = VG_(isdigit)(*c) || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
              *c == '_' || *c == '.' || *c == ':' || *c == '<' || *c == '>';
+    }
     if (!ok) {
         VG_(fmsg_bad_option)
         (arg, "expected MODULE:QUALNAME (a Python function, such as "
@@ -55,8 +69,16 @@ static Bool parse_mark_at(const HChar* arg, const HChar* val) {
         return False;
     }
     SizeT used = VG_(strlen)(specs), n = VG_(strlen)(val);
+    if (n > kMaxSpec) {
+        VG_(fmsg_bad_option)
+        (arg, "the name is %lu bytes long: --mark-at takes names of at most %lu bytes\n", n,
+         kMaxSpec);
+        return False;
+    }
     if (used + n + 2 > sizeof specs) {
-        VG_(fmsg_bad_option)(arg, "too many --mark-at functions\n");
+        VG_(fmsg_bad_option)
+        (arg, "too many --mark-at functions: their names add up to more than %lu bytes\n",
+         kMaxSpec);
         return False;
     }
     if (used) specs[used++] = ',';
@@ -409,9 +431,9 @@ void check_options() {
     const UInt leaks = 1u << static_cast<UInt>(SiteClass::leaked) | kTeardownBit;
     if (clo.leak_check == LeakCheck::no && (clo.errors_for & leaks) && clo.errors_for_given)
         VG_(umsg)
-        ("memgrow: warning: --errors-for counts leaked sites, but --leak-check=no "
-         "scans for none: nothing leaked will count (--leak-check=summary scans "
-         "without listing the loss records)\n");
+    ("memgrow: warning: --errors-for counts leaked sites, but --leak-check=no "
+     "scans for none: nothing leaked will count (--leak-check=summary scans "
+     "without listing the loss records)\n");
 }
 
 } // namespace mg

@@ -10,6 +10,7 @@
 // another one (hand-made) is expanded as a whole tree, as before.
 #include "report/commands.hpp"
 #include "report/expand.hpp"
+#include "report/json_depth.hpp"
 #include "report/load.hpp"
 #include "report/write_file.hpp"
 
@@ -395,7 +396,7 @@ void expand_file(const std::string& input, const std::string& output) {
     }
     if (!streamable(scan)) { // a hand-made order: the whole tree, as before
         std::ifstream in(input, std::ios::binary);
-        auto root = ojson::parse(in);
+        auto root = parse_limited<ojson>(in);
         std::string text = expand_document(root).dump() + "\n";
         root = nullptr;
         if (output.empty())
@@ -408,7 +409,8 @@ void expand_file(const std::string& input, const std::string& output) {
     Expander expander(out, scan.version == 2);
     {
         std::ifstream in(input, std::ios::binary);
-        ojson::sax_parse(in, &expander);
+        DepthLimited<ojson, Expander> limited(expander);
+        ojson::sax_parse(in, &limited);
     }
     out.put('\n');
     out.finish();

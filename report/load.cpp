@@ -5,6 +5,7 @@
 // element at a time, so memory follows the model, not the file.
 #include "report/load.hpp"
 #include "report/format2.hpp"
+#include "report/json_depth.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -237,14 +238,14 @@ class Reader {
             g.rate_per_bucket = number(*r, where + "/rate_per_bucket");
         if (const json* r = member(v, "rate_per_mark"); r && !r->is_null())
             g.rate_per_mark = number(*r, where + "/rate_per_mark");
-        opt_integer_or_null(v, where, "began_at", g.began_at);
-        opt_integer_or_null(v, where, "stopped_at", g.stopped_at);
+        opt_clock_or_null(v, where, "began_at", g.began_at);
+        opt_clock_or_null(v, where, "stopped_at", g.stopped_at);
         opt_integer(v, where, "marks_used", g.marks_used);
         opt_integer(v, where, "marks_adding", g.marks_adding);
         opt_bool(v, where, "released_at_end", g.released_at_end);
         opt_bool(v, where, "after_marks", g.after_marks);
         opt_integer(v, where, "staircase_steps", g.staircase_steps);
-        opt_integer_or_null(v, where, "next_step_at", g.next_step_at);
+        opt_clock_or_null(v, where, "next_step_at", g.next_step_at);
         opt_integer_or_null(v, where, "bound", g.bound);
         opt_integer_or_null(v, where, "bound_bytes", g.bound_bytes);
         if (const json* f = member(v, "fill"); f && !f->is_null())
@@ -378,6 +379,22 @@ class Reader {
         std::int64_t n = integer(v, where);
         if (n < 0) fail(where, "a negative count");
         return n;
+    }
+
+    // A time on the run's clock: the tool's clock starts at 0.
+    std::int64_t clock(const json& v, const std::string& where) const {
+        std::int64_t n = integer(v, where);
+        if (n < 0) fail(where, fmt::format("a negative clock value ({})", n));
+        return n;
+    }
+    void opt_clock(const json& obj, const std::string& where, const char* key,
+                   std::int64_t& out) const {
+        if (const json* v = member(obj, key)) out = clock(*v, where + "/" + key);
+    }
+    void opt_clock_or_null(const json& obj, const std::string& where, const char* key,
+                           std::optional<std::int64_t>& out) const {
+        if (const json* v = member(obj, key); v && !v->is_null())
+            out = clock(*v, where + "/" + key);
     }
 
     Lost lost(const json& l, const std::string& at) const {
@@ -593,9 +610,14 @@ class Reader {
         r.pid = integer(required(root, "", "pid"), "/pid");
         opt_integer(root, "", "ppid", r.ppid);
         r.time_unit = string(required(root, "", "time_unit"), "/time_unit");
-        opt_integer(root, "", "bucket_width", r.bucket_width);
-        opt_integer(root, "", "warmup_end", r.warmup_end);
-        r.teardown_at = integer(required(root, "", "teardown_at"), "/teardown_at");
+        if (const json* w = member(root, "bucket_width")) {
+            r.bucket_width = integer(*w, "/bucket_width");
+            if (r.bucket_width <= 0)
+                fail("/bucket_width",
+                     fmt::format("a bucket is at least 1 clock unit wide, not {}", r.bucket_width));
+        }
+        opt_clock(root, "", "warmup_end", r.warmup_end);
+        r.teardown_at = clock(required(root, "", "teardown_at"), "/teardown_at");
         opt_string(root, "", "teardown", r.teardown);
         if (const json* p = member(root, "projection")) {
             object(*p, "/projection");
@@ -614,7 +636,7 @@ class Reader {
         if (const json* m = member(root, "marks")) {
             object(*m, "/marks");
             opt_integer(*m, "/marks", "count", r.marks.count);
-            opt_integer(*m, "/marks", "first_at", r.marks.first_at);
+            opt_clock(*m, "/marks", "first_at", r.marks.first_at);
             opt_integer(*m, "/marks", "per_bucket", r.marks.per_bucket);
         }
         const json& buckets = array(required(root, "", "buckets"), "/buckets");
@@ -622,7 +644,7 @@ class Reader {
             std::string at = "/buckets/" + std::to_string(i);
             const json& b = object(buckets[i], at);
             Bucket out;
-            out.end = integer(required(b, at, "end"), at + "/end");
+            out.end = clock(required(b, at, "end"), at + "/end");
             opt_integer(b, at, "live_bytes", out.live_bytes);
             opt_integer(b, at, "allocated_bytes", out.allocated_bytes);
             opt_integer(b, at, "freed_bytes", out.freed_bytes);
@@ -722,16 +744,6 @@ LoadError::LoadError(std::string file_, std::string message_, std::string pointe
 
 namespace {
 
-// A report nests a handful of levels (the root, sites, a site, its frames, a
-// frame). nlohmann builds whatever it is given, so 50 MB of "[" took 21 s and
-// 3.7 GB before failing: this refuses a root array at once (the schema check
-// would refuse it only once it is built), and a value that nests deeper than
-// a report can is skipped as it comes, not built, and stands as null. No
-// field of the schema lies that deep, so an unknown field of a newer writer
-// is ignored however deep it goes, and a known field whose value nests that
-// deep is refused for the value's type at its own level.
-constexpr std::size_t kMaxDepth = 16;
-
 using DomParser = nlohmann::detail::json_sax_dom_parser<json>;
 
 // The SAX handler: builds the top-level fields into `root`, except the
@@ -744,25 +756,23 @@ class StreamingParser {
     StreamingParser(json& root, const std::string& file, Element element)
         : root_(root), file_(file), element_(std::move(element)) {}
 
-    bool null() { return skipping() || scalar(nullptr); }
-    bool boolean(bool v) { return skipping() || scalar(v); }
-    bool number_integer(json::number_integer_t v) { return skipping() || scalar(v); }
-    bool number_unsigned(json::number_unsigned_t v) { return skipping() || scalar(v); }
-    bool number_float(json::number_float_t v, const std::string&) {
-        return skipping() || scalar(v);
-    }
-    bool string(std::string& v) { return skipping() || scalar(v); }
-    bool binary(json::binary_t& v) { return skipping() || scalar(v); }
+    bool null() { return scalar(nullptr); }
+    bool boolean(bool v) { return scalar(v); }
+    bool number_integer(json::number_integer_t v) { return scalar(v); }
+    bool number_unsigned(json::number_unsigned_t v) { return scalar(v); }
+    bool number_float(json::number_float_t v, const std::string&) { return scalar(v); }
+    bool string(std::string& v) { return scalar(v); }
+    bool binary(json::binary_t& v) { return scalar(v); }
 
     bool start_object(std::size_t n) {
-        if (enter(true)) return true;
+        enter(true);
         if (elem_parser_) return elem_parser_->start_object(n);
         if (!streaming_.empty() && depth_ == 3) return begin_element().start_object(n);
         flush_key();
         return root_parser_.start_object(n);
     }
     bool start_array(std::size_t n) {
-        if (enter(false)) return true;
+        enter(false);
         if (elem_parser_) return elem_parser_->start_array(n);
         if (!streaming_.empty() && depth_ == 3) return begin_element().start_array(n);
         if (streaming_.empty() && depth_ == 2 && pending_key_ && is_streamed(*pending_key_)) {
@@ -780,13 +790,11 @@ class StreamingParser {
         return root_parser_.start_array(n);
     }
     bool end_object() {
-        if (skipping()) return leave_skipped();
         --depth_;
         if (elem_parser_) return elem_parser_->end_object() && end_element();
         return root_parser_.end_object();
     }
     bool end_array() {
-        if (skipping()) return leave_skipped();
         --depth_;
         if (elem_parser_) return elem_parser_->end_array() && end_element();
         if (!streaming_.empty() && depth_ == 1) {
@@ -796,7 +804,6 @@ class StreamingParser {
         return root_parser_.end_array();
     }
     bool key(std::string& k) {
-        if (skipping()) return true;
         if (elem_parser_) return elem_parser_->key(k);
         if (depth_ == 1) {
             flush_key();
@@ -862,21 +869,13 @@ class StreamingParser {
         return true;
     }
 
-    // A container begins; true when it is (inside) one being skipped.
-    bool enter(bool object) {
+    // A container begins: a root array is refused at once (the schema
+    // check would refuse it only once it is built).
+    void enter(bool object) {
         if (depth_ == 0 && !object)
             throw LoadError(file_, "not a memgrow report: the JSON is an array, not an object "
                                    "with a \"memgrow\" version");
-        if (++depth_ > kMaxDepth && !skip_from_) skip_from_ = depth_;
-        return skipping();
-    }
-    bool skipping() const { return skip_from_ != 0; }
-    // A container inside the skipped value ends; when it is the skipped
-    // value itself, null takes its place.
-    bool leave_skipped() {
-        if (depth_-- != skip_from_) return true;
-        skip_from_ = 0;
-        return scalar(nullptr);
+        ++depth_;
     }
 
     json& root_;
@@ -884,7 +883,6 @@ class StreamingParser {
     const std::string& file_;
     Element element_;
     std::size_t depth_ = 0;
-    std::size_t skip_from_ = 0;              // depth of the value being skipped, 0: none
     std::optional<std::string> pending_key_; // a top-level key whose value has not begun
     std::string streaming_;                  // the streamed array being read, or empty
     std::set<std::string> seen_;
@@ -1115,7 +1113,8 @@ Report parse(Input&& input, std::uint64_t size, const std::string& file, Rewind 
     Assembler assemble(file, root, size);
     try {
         StreamingParser sax(root, file, std::ref(assemble));
-        json::sax_parse(std::forward<Input>(input), &sax);
+        DepthLimited<json, StreamingParser> limited(sax);
+        json::sax_parse(std::forward<Input>(input), &limited);
     } catch (const json::parse_error& e) {
         // nlohmann's position is the count of bytes read, the bad one included.
         std::uint64_t at = e.byte > 0 ? e.byte - 1 : 0;

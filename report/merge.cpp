@@ -2,6 +2,7 @@
 #include "report/merge.hpp"
 
 #include "report/expand.hpp"
+#include "report/json_depth.hpp"
 #include "report/load.hpp"
 
 #include <algorithm>
@@ -42,7 +43,7 @@ std::int64_t int_of(const json& obj, const char* key) {
 void add_input(const MergeInput& in, std::vector<Proc>& out) {
     parse_report(in.text, in.file); // throws a LoadError that names the file
     // Format 2 merges in the format-1 layout the merged report is written in.
-    json root = expand_document(json::parse(in.text));
+    json root = expand_document(parse_limited<json>(in.text));
     auto procs = root.find("processes");
     if (procs == root.end()) {
         Proc p;

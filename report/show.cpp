@@ -74,12 +74,13 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
                        terminal_text(clock_unit(r.time_unit)), rate_text(g.rate_per_bucket));
         if (g.rate_per_mark)
             fmt::format_to(it, ", {} per mark ({} of {} marks added)", rate_text(*g.rate_per_mark),
-                           g.marks_adding, g.marks_used);
+                           with_commas(g.marks_adding), with_commas(g.marks_used));
         fmt::format_to(it, "; {} rule, confidence {:.2g}{}\n", terminal_text(g.rule), g.confidence,
                        g.after_marks ? ", after the last mark" : "");
         if (g.next_step_at)
             fmt::format_to(it, "  resize staircase of {} steps; next resize {} clock {}\n",
-                           g.staircase_steps, g.rule == "staircase" ? "due at" : "overdue since",
+                           with_commas(g.staircase_steps),
+                           g.rule == "staircase" ? "due at" : "overdue since",
                            with_commas(*g.next_step_at));
         if (g.bound)
             fmt::format_to(it, "  bounded: {} at most{}{}\n", with_commas(*g.bound),
@@ -108,7 +109,7 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
         std::stable_sort(subs.begin(), subs.end(), [](const Site* a, const Site* b) {
             return a->live_bytes > b->live_bytes;
         });
-        fmt::format_to(it, "  native sub-sites: {}{}\n", s.sub_sites.size(),
+        fmt::format_to(it, "  native sub-sites: {}{}\n", with_commas(s.sub_sites.size()),
                        subs.empty() ? "" : ", the largest:");
         for (std::size_t i = 0; i < std::min<std::size_t>(3, subs.size()); ++i) {
             std::string native;
@@ -127,7 +128,8 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
         fmt::format_to(it, "    {} {}{}\n", i ? "by" : "at", terminal_text(frame_label(f)),
                        f.python ? " [python]" : "");
     }
-    if (n < s.frames.size()) fmt::format_to(it, "    ... {} more frames\n", s.frames.size() - n);
+    if (n < s.frames.size())
+        fmt::format_to(it, "    ... {} more frames\n", with_commas(s.frames.size() - n));
 }
 
 // The holders that keep the listed sites' memory (the report's `holders`,
@@ -168,9 +170,10 @@ void print_holders(std::string& out, const Report& r, const ShowOptions& o,
         for (std::size_t i = 0; i < std::min(o.top, list.size()); ++i) {
             const auto& [h, sites] = list[i];
             fmt::format_to(it, "\n{} HOLDER {} of {}: {} keeps {} bytes in {} blocks, {} site{}",
-                           upper(class_name(order[c])), i + 1, list.size(),
-                           terminal_text(holder_words(*h)), with_commas(h->bytes),
-                           with_commas(h->blocks), sites.size(), sites.size() == 1 ? "" : "s");
+                           upper(class_name(order[c])), with_commas(i + 1),
+                           with_commas(list.size()), terminal_text(holder_words(*h)),
+                           with_commas(h->bytes), with_commas(h->blocks), with_commas(sites.size()),
+                           sites.size() == 1 ? "" : "s");
             if (h->rate)
                 fmt::format_to(it, ", {} bytes per {}", rate_text(*h->rate),
                                terminal_text(clock_unit(r.time_unit)));
@@ -182,7 +185,7 @@ void print_holders(std::string& out, const Report& r, const ShowOptions& o,
                                with_commas(bytes_held(r, s, *h)), terminal_text(site_title(s)));
             }
             if (sites.size() > o.top)
-                fmt::format_to(it, "    ... {} more sites\n", sites.size() - o.top);
+                fmt::format_to(it, "    ... {} more sites\n", with_commas(sites.size() - o.top));
         }
     }
 }
@@ -225,7 +228,7 @@ std::string show_report(const Report& r, const ShowOptions& o) {
                    "memgrow report {}\n  command: {}\n  pid {}, state at {} (clock {} {}), "
                    "{} buckets\n",
                    r.path, command, r.pid, r.teardown.empty() ? "?" : terminal_text(r.teardown),
-                   with_commas(r.teardown_at), units, r.buckets.size());
+                   with_commas(r.teardown_at), units, with_commas(r.buckets.size()));
     if (r.leak_check)
         fmt::format_to(
             it,
@@ -255,13 +258,14 @@ std::string show_report(const Report& r, const ShowOptions& o) {
         for (const Site* s : by_class[c])
             bytes += s->live_bytes;
         counts += fmt::format("{}{} {} ({} bytes)", c ? ", " : "", class_name(order[c]),
-                              by_class[c].size(), with_commas(bytes));
+                              with_commas(by_class[c].size()), with_commas(bytes));
     }
     if (!r.python_sites.empty())
         fmt::format_to(it, "  Python sites first ({}), then the sites without Python frames\n",
-                       r.python_sites.size());
-    fmt::format_to(it, "  sites: {}{}\n", counts,
-                   hidden ? fmt::format("; {} suppressed not shown (--suppressed)", hidden) : "");
+                       with_commas(r.python_sites.size()));
+    fmt::format_to(
+        it, "  sites: {}{}\n", counts,
+        hidden ? fmt::format("; {} suppressed not shown (--suppressed)", with_commas(hidden)) : "");
     if (!r.folded.empty()) { // docs/output-format.md, "What the report lists"
         std::int64_t sites = 0, bytes = 0;
         for (const Folded& f : r.folded)
@@ -285,7 +289,8 @@ std::string show_report(const Report& r, const ShowOptions& o) {
         });
         std::size_t n = std::min(o.top, list.size());
         for (std::size_t i = 0; i < n; ++i) {
-            fmt::format_to(it, "\n{} {} of {}: ", upper(class_name(order[c])), i + 1, list.size());
+            fmt::format_to(it, "\n{} {} of {}: ", upper(class_name(order[c])), with_commas(i + 1),
+                           with_commas(list.size()));
             // The site's name first: the Python headline, or the innermost
             // frame of the program's own code.
             fmt::format_to(it, "{}\n  ",

@@ -17,10 +17,6 @@ void on_startup(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong) {
 void on_brk(Addr a, SizeT len, ThreadId) {
     abits_make(a, len, true);
 }
-void on_remap(Addr from, Addr to, SizeT len) {
-    (void)from; // mremap: the new range is a mapping; the core ends the old one itself
-    abits_make(to, len, true);
-}
 void on_die_stack(Addr a, SizeT len) {
     abits_make(a, len, false);
 }
@@ -66,7 +62,6 @@ void memevents_init() {
     if (!abits_on) return;
     VG_(track_new_mem_startup)(on_startup);
     VG_(track_new_mem_brk)(on_brk);
-    VG_(track_copy_mem_remap)(on_remap);
     VG_(track_new_mem_stack_signal)(on_new_stack_signal);
     VG_(track_die_mem_stack_signal)(on_die_stack);
     VG_(track_ban_mem_stack)(on_die_stack);
@@ -101,6 +96,10 @@ void memevents_sp_changed(Addr old_sp, Addr new_sp) {
 
 void memevents_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool xx) {
     abits_make(a, len, rr || ww || xx);
+}
+// mremap: the new range is a mapping; the core ends the old one itself.
+void memevents_remap(Addr, Addr to, SizeT len) {
+    abits_make(to, len, true);
 }
 void memevents_munmap(Addr a, SizeT len) {
     abits_make(a, len, false);

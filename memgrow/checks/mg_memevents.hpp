@@ -16,6 +16,7 @@ void memevents_initial_stack(Addr sp);
 // SP moved: what it uncovers is addressable, what it leaves not.
 void memevents_sp_changed(Addr old_sp, Addr new_sp);
 void memevents_munmap(Addr a, SizeT len);
+void memevents_remap(Addr from, Addr to, SizeT len);
 void memevents_mprotect(Addr a, SizeT len, Bool rr, Bool ww, Bool xx);
 
 } // namespace mg

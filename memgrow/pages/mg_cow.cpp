@@ -128,6 +128,40 @@ void share_segment(const NSegment& seg) {
     VG_(free)(in_core);
 }
 
+// A MAP_SHARED mapping, anonymous or of a file, is the parent's memory too:
+// the child writes it in place, nothing is copied. Valgrind's segments do
+// not say shared from private; /proc/self/maps does.
+void unshare_shared_mappings() {
+    SysRes r = VG_(open)("/proc/self/maps", VKI_O_RDONLY, 0);
+    if (sr_isError(r)) return;
+    Int fd = static_cast<Int>(sr_Res(r));
+    constexpr Int kBuf = 16384; // a line is at most a path (4096) and its fields
+    auto* buf = static_cast<HChar*>(VG_(malloc)("mg.cow.maps", kBuf + 1));
+    Int have = 0;
+    bool in_long_line = false; // the rest of a line longer than the buffer
+    for (Int n; (n = VG_(read)(fd, buf + have, kBuf - have)) > 0;) {
+        have += n;
+        buf[have] = 0;
+        HChar* line = buf;
+        for (HChar* nl; (nl = VG_(strchr)(line, '\n')); line = nl + 1) {
+            *nl = 0;
+            u64 lo, hi;
+            if (!in_long_line && cow::shared_mapping(line, &lo, &hi))
+                for (Addr page = lo; page < hi && page < kLimit; page += cow::kPageBytes)
+                    if (shared[page >> kPageBits]) {
+                        shared[page >> kPageBits] = 0;
+                        inherited -= cow::kPageBytes;
+                    }
+            in_long_line = false;
+        }
+        have -= static_cast<Int>(line - buf);
+        VG_(memmove)(buf, line, have);
+        if (have == kBuf) in_long_line = true, have = 0;
+    }
+    VG_(free)(buf);
+    VG_(close)(fd);
+}
+
 Int by_address(const void* x, const void* y) {
     Addr a = (*static_cast<Block*const*>(x))->addr, b = (*static_cast<Block*const*>(y))->addr;
     return a < b ? -1 : a > b ? 1 : 0;
@@ -260,6 +294,7 @@ void cow_at_fork(ThreadId tid) {
     for (Int i = 0; i < n; ++i)
         if (const NSegment* seg = VG_(am_find_nsegment)(starts[i])) share_segment(*seg);
     VG_(free)(starts);
+    unshare_shared_mappings();
     snapshot_blocks();
     n_fork_sites = site_count();
     site_bytes = static_cast<ULong*>(vgc::fresh_pages((n_fork_sites + 1) * sizeof(ULong)));
@@ -293,6 +328,16 @@ void cow_unmapped(Addr a, SizeT len) {
     Addr last = cow::last_page(a, len);
     for (Addr page = cow::first_page(a); page <= last && page < kLimit; page += cow::kPageBytes)
         if (shared[page >> kPageBits]) shared[page >> kPageBits] = 0;
+}
+
+// mremap moved [from, from+len) to `to` (its old extent is unmapped next):
+// the pages keep their state, shared with the parent until written.
+void cow_remapped(Addr from, Addr to, SizeT len) {
+    if (!cow_on) return;
+    for (SizeT off = 0; off < len; off += cow::kPageBytes)
+        if (to + off < kLimit)
+            shared[(to + off) >> kPageBits] =
+                from + off < kLimit ? shared[(from + off) >> kPageBits] : 0;
 }
 
 // The check follows the store (the page is copied all the same, and the

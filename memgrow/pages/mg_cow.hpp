@@ -23,6 +23,8 @@ IRSB* cow_instrument(IRSB* in, const VexGuestLayout* layout);
 bool cow_helper(const IRDirty* d);
 // A mapping made or removed over inherited pages: they are shared no more.
 void cow_unmapped(Addr a, SizeT len);
+// mremap moved len bytes at `from` to `to` (VG_(track_copy_mem_remap)).
+void cow_remapped(Addr from, Addr to, SizeT len);
 
 // What the child copied, for the reports.
 struct CowWriter {

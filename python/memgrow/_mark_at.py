@@ -67,6 +67,10 @@ def _parse(text):
             torch = torch or _Spec()
             torch.indexes.append(index)
         elif spec:
+            if not spec.isascii():  # Python's own names are NFKC (PEP 3131)
+                import unicodedata
+
+                spec = unicodedata.normalize("NFKC", spec)
             module, _, qualname = spec.partition(":")
             functions.setdefault((module, qualname), _Spec()).indexes.append(index)
     return functions, torch
@@ -210,4 +214,5 @@ def _install(text):
         atexit.register(check_hook)
 
 
-_install(os.environ.get("MEMGROW_MARK_AT", ""))
+# UTF-8 as the tool checked it, whatever the locale's encoding.
+_install(os.environb.get(b"MEMGROW_MARK_AT", b"").decode("utf-8", "replace"))

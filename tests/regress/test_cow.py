@@ -145,6 +145,34 @@ class CopyOnWrite(unittest.TestCase):
             f["line"] == crossing and f["file"].endswith("cow_cross.c") for f in w["frames"])]
         self.assertEqual(sum(w["bytes"] for w in at_crossing), PAGE, child["fork"]["writers"])
 
+    def test_a_shared_mapping_is_never_copied(self):
+        # Issue 43 (B8): the child's writes to the parent's MAP_SHARED
+        # memory (8 MiB anonymous, 1 MiB of a file) were counted as copies.
+        r = run([program("cow_shared")])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("parent sees 2 2", r.log)  # the child wrote the parent's pages
+        fork = next(rep for rep in r.reports if "fork" in rep)["fork"]
+        self.assertLess(fork["inherited_bytes"], 1 << 20, fork)
+        self.assertLess(fork["copied_bytes"], 256 << 10, fork)
+        written = source_line("tests/regress/cow_shared.c", "SHARED_WRITE")
+        self.assertFalse([w for w in fork["writers"] if any(
+            f["line"] == written and f["file"].endswith("cow_shared.c") for f in w["frames"])],
+            fork["writers"])
+
+    def test_a_mapping_moved_by_mremap_is_copied_where_it_went(self):
+        # Issue 43 (B8): the inherited 4 MiB moved by mremap were no longer
+        # followed (memgrow said 60 KiB copied; the kernel copied 4 MiB).
+        r = run([program("cow_mremap")])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("child moved 1", r.log)
+        fork = next(rep for rep in r.reports if "fork" in rep)["fork"]
+        written = source_line("tests/regress/cow_mremap.c", "MOVED_WRITE")
+        at_write = sum(w["bytes"] for w in fork["writers"] if any(
+            f["line"] == written and f["file"].endswith("cow_mremap.c") for f in w["frames"]))
+        self.assertEqual(at_write, 4 << 20, fork["writers"])
+        self.assertGreaterEqual(fork["copied_bytes"], 4 << 20)
+        self.assertLess(fork["copied_bytes"], 5 << 20)
+
     def test_a_process_that_never_forked_has_no_fork_section(self):
         r = run([program("grow_list")])
         self.assertEqual(r.rc, 0, r.log)

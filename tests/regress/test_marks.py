@@ -1,4 +1,5 @@
 """MEMGROW_MARK: the per-mark view and CPython's refleak rule."""
+import itertools
 import os
 import sys
 import unittest
@@ -75,6 +76,41 @@ class Marks(TestCase):
             r = run([program("mark_leak")], options=[f"--mark-at={bad}"])
             self.assertNotEqual(r.rc, 0, bad)
             self.assertIn("expected MODULE:QUALNAME", r.log, bad)
+
+    def test_mark_at_says_why_a_name_is_refused(self):
+        # Issue 43 (C3): a long name was "too many --mark-at functions".
+        r = run([program("mark_leak")], options=["--mark-at=__main__:" + "f" * 5000])
+        self.assertNotEqual(r.rc, 0)
+        self.assertIn("the name is 5009 bytes long: --mark-at takes names of at most 2046 bytes",
+                      r.log)
+        self.assertNotIn("too many", r.log)
+        many = [f"--mark-at=__main__:{'f' * 600}{i}" for i in range(4)]
+        r = run([program("mark_leak")], options=many)
+        self.assertNotEqual(r.rc, 0)
+        self.assertIn("too many --mark-at functions: their names add up to more than 2046 bytes",
+                      r.log)
+        r = run([program("mark_leak")], options=[b"--mark-at=__main__:h\xe4nde".decode(
+            "utf-8", "surrogateescape")])  # Latin-1, not UTF-8
+        self.assertNotEqual(r.rc, 0)
+        self.assertIn("the name is not valid UTF-8", r.log)
+
+    def test_mark_at_takes_a_non_ascii_python_name(self):
+        # Issue 43 (C3): a valid Python identifier was a bare "Bad option".
+        script = os.path.join(SRC, "tests", "regress", "py_mark_at_names.py")
+        line = source_line("tests/regress/py_mark_at_names.py", "KEEP_PER_CALL")
+        # 3.11 through a profile function, 3.14 through sys.monitoring; the
+        # name also written decomposed (a + U+0308): Python's names are NFKC.
+        for (python, py), name in itertools.product(representative_interpreters().items(),
+                                                    ("hände", "ha\u0308nde")):
+            with self.subTest(python=python, name=ascii(name)):
+                r = run(py.argv + [script, "120"], options=[f"--mark-at=__main__:{name}"])
+                self.assertEqual(r.rc, 0, r.log[-3000:])
+                self.assertEqual(r.report["marks"]["count"], 120)
+                self.assertEqual(r.report["marks"]["label"], "hände")
+                site = self.assertClass(r.report, "growing", file="py_mark_at_names.py",
+                                        line=line)
+                self.assertEqual(site[0]["growth"]["rule"], "refleak")
+                self.assertNotIn("never called", r.log)
 
     def test_marks_are_no_ops_natively(self):
         import subprocess

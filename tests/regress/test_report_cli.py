@@ -5,6 +5,7 @@ build; `--baseline-update` writes a baseline that then diffs clean; `show`
 prints the classes and sparklines; bad input exits 2 naming the file.
 """
 import concurrent.futures
+import json
 import os
 import shutil
 import subprocess
@@ -170,6 +171,12 @@ class ReportCli(unittest.TestCase):
             "empty.json": b"",
             "array.json": b"[1, 2, 3]",
         }
+        # Issue 43 (C5): shown as "state at exit (clock -1 bytes allocated)".
+        doc = json.loads(text)
+        for name, changes in (("negative-width.json", {"bucket_width": -32768, "teardown_at": -1}),
+                              ("zero-width.json", {"bucket_width": 0}),
+                              ("negative-clock.json", {"teardown_at": -1})):
+            files[name] = json.dumps({**doc, **changes}).encode()
         paths = {}
         for name, data in files.items():
             paths[name] = os.path.join(self.tmp, name)
@@ -197,6 +204,59 @@ class ReportCli(unittest.TestCase):
         self.assertIn("not a memgrow report", report("show", paths["empty-object.json"]).stderr)
         self.assertIn("not valid JSON", report("show", paths["image.png"]).stderr)
         self.assertIn("cannot open", report("show", paths["missing.json"]).stderr)
+        for name, message in (
+                ("negative-width.json", "a bucket is at least 1 clock unit wide, not -32768 "
+                                        "(at /bucket_width)"),
+                ("zero-width.json", "a bucket is at least 1 clock unit wide, not 0 "
+                                    "(at /bucket_width)"),
+                ("negative-clock.json", "a negative clock value (-1) (at /teardown_at)")):
+            self.assertIn(message, report("show", paths[name]).stderr, name)
+
+    def test_every_command_skips_an_unknown_field_nested_deep(self):
+        # Issue 43 (B3): expand and merge copied and wrote an unknown field
+        # as it was, recursively: 100,000 levels overflowed their stack
+        # (show accepted the file) and left OUT.tmp.PID behind. Every
+        # command now skips what lies below 16 levels, as the loader does.
+        with open(self.base) as f:
+            doc = json.load(f)
+        doc["zz"] = "@DEEP@"  # at the top and in a site's extra fields
+        doc["sites"][0][-1]["zz"] = "@DEEP@"
+        out = os.path.join(self.tmp, "deep-out")
+        os.mkdir(out)
+        for depth in (100000, 200000):
+            text = json.dumps(doc, separators=(",", ":")).replace('"@DEEP@"', "[" * depth + "]" * depth)
+            deep = os.path.join(self.tmp, f"deep{depth}.json")
+            other = os.path.join(self.tmp, f"deep{depth}-other-pid.json")
+            with open(deep, "w") as f:
+                f.write(text)
+            with open(other, "w") as f:
+                f.write(text.replace(f'"pid":{doc["pid"]}', f'"pid":{doc["pid"] + 1}', 1))
+            expanded, merged = os.path.join(out, "expanded.json"), os.path.join(out, "merged.json")
+            commands = {
+                "show": ["show", deep],
+                "html": ["html", deep, "-o", os.path.join(out, "r.html")],
+                "speedscope": ["speedscope", deep, "-o", os.path.join(out, "r.speedscope.json")],
+                "pprof": ["pprof", deep, "-o", os.path.join(out, "r.pb.gz")],
+                "sarif": ["sarif", deep, "-o", os.path.join(out, "r.sarif")],
+                "junit": ["junit", deep, "-o", os.path.join(out, "r.xml")],
+                "expand": ["expand", deep, "-o", expanded],
+                "diff": ["diff", self.base, deep],
+                "merge": ["merge", self.base, other, "-o", merged],
+                "merge-both-deep": ["merge", deep, other, "-o", merged],
+            }
+            for name, args in commands.items():
+                with self.subTest(depth=depth, command=name):
+                    self.check(report(*args), 0)
+                    self.assertEqual([f for f in os.listdir(out) if ".tmp." in f], [])
+            with self.subTest(depth=depth, command="reload"):
+                for path in (expanded, merged):
+                    self.check(report("show", path), 0)
+                with open(expanded) as f:
+                    zz = json.load(f)["zz"]
+                for _ in range(15):  # the levels a report can hold, then null
+                    self.assertEqual(len(zz), 1)
+                    zz = zz[0]
+                self.assertIsNone(zz)
 
     def test_usage_errors_exit_2(self):
         self.check(report(), 2)

@@ -75,3 +75,21 @@ BOOST_AUTO_TEST_CASE(an_access_spans_the_pages_of_its_first_and_last_byte) {
     BOOST_TEST(std::string(cow::region_name(cow::Region::free_heap)) == "free heap");
     BOOST_TEST(std::string(cow::region_name(cow::Region::mapped)) == "mapped");
 }
+
+// Issue 43: a MAP_SHARED mapping ('s' in /proc/self/maps) is never copied.
+BOOST_AUTO_TEST_CASE(a_maps_line_says_whether_the_mapping_is_shared) {
+    u64 lo = 0, hi = 0;
+    BOOST_TEST(cow::shared_mapping("7f1c2a000000-7f1c2a800000 rw-s 00000000 00:01 2053 "
+                                   "/dev/zero (deleted)",
+                                   &lo, &hi));
+    BOOST_TEST(lo == 0x7f1c2a000000u);
+    BOOST_TEST(hi == 0x7f1c2a800000u);
+    BOOST_TEST(cow::shared_mapping("1000-2000 r--s 0 08:01 12 /data/file\n", &lo, &hi));
+    BOOST_TEST(!cow::shared_mapping("7f1c2a000000-7f1c2a800000 rw-p 00000000 00:00 0", &lo, &hi));
+    BOOST_TEST(
+        !cow::shared_mapping("55d0c0000000-55d0c0021000 rw-p 00000000 00:00 0 [heap]", &lo, &hi));
+    // Not a line of the file: refused, whatever follows.
+    for (const char* bad : {"", "2000-1000 rw-s 0", "1000 rw-s", "x-2000 rw-s", "1000-2000 rw",
+                            "1000-2000  rw-s", "10000000000000000-2 rw-s"})
+        BOOST_TEST(!cow::shared_mapping(bad, &lo, &hi), bad);
+}

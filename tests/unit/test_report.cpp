@@ -19,6 +19,7 @@
 #include "report/verdict.hpp"
 
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -519,6 +520,65 @@ BOOST_AUTO_TEST_CASE(show_filters_and_prints) {
     BOOST_TEST(!site_matches(r.sites[0], o));
 }
 
+// Issue 43 (C5): show printed "growing 2800000" and "GROWING 1 of 2800000".
+BOOST_AUTO_TEST_CASE(show_prints_every_count_with_separators) {
+    json sites = json::array();
+    for (int i = 0; i < 1234; ++i)
+        sites.push_back(site("growing", 1000 + i, kX));
+    sites.push_back(site("leaked", 40, kY, true));
+    sites.push_back(site("leaked", 40, kY, true));
+    json j = report(sites);
+    json& largest = j["sites"][1233];
+    largest["frames"] = json::array();
+    for (int i = 0; i < 1005; ++i)
+        largest["frames"].push_back(frame("f", i, "0x1000"));
+    j["buckets"] = json::array();
+    for (int i = 1; i <= 1002; ++i)
+        j["buckets"].push_back({{"end", i}});
+    j["teardown_at"] = 1002;
+    ShowOptions o;
+    o.top = 10;
+    o.frames = 4;
+    std::string out = show_report(parse(j), o);
+    for (const char* counts : {"growing 1,234 (", "GROWING 1 of 1,234:", "GROWING 10 of 1,234:",
+                               "; 2 suppressed not shown", "1,002 buckets", "... 1,001 more frames",
+                               "(clock 1,002 bytes allocated)"})
+        BOOST_TEST(contains(out, counts), counts);
+    BOOST_TEST(!contains(out, "1234"));
+}
+
+// Issue 43 (C5): a bucket 32,768 units narrower than nothing and a run that
+// ended at clock -1 were shown as they were.
+BOOST_AUTO_TEST_CASE(a_clock_is_never_negative_nor_a_bucket_empty) {
+    auto refused = [](const std::function<void(json&)>& change, const std::string& pointer,
+                      const std::string& message) {
+        json j = report({site("growing", 8, kX)});
+        change(j);
+        LoadError e = load_error(j.dump());
+        BOOST_TEST(e.pointer == pointer);
+        BOOST_TEST(contains(e.message, message), e.message);
+    };
+    refused([](json& j) { j["bucket_width"] = -32768; }, "/bucket_width",
+            "a bucket is at least 1 clock unit wide, not -32768");
+    refused([](json& j) { j["bucket_width"] = 0; }, "/bucket_width", "not 0");
+    refused([](json& j) { j["teardown_at"] = -1; }, "/teardown_at", "a negative clock value (-1)");
+    refused([](json& j) { j["warmup_end"] = -5; }, "/warmup_end", "negative clock");
+    refused([](json& j) { j["buckets"][1]["end"] = -200; }, "/buckets/1/end", "negative clock");
+    refused(
+        [](json& j) {
+            j["marks"] = {{"count", 1}, {"first_at", -3}};
+        },
+        "/marks/first_at", "negative clock");
+    refused([](json& j) { j["sites"][0]["growth"]["began_at"] = -100; }, "/sites/0/growth/began_at",
+            "negative clock");
+    refused([](json& j) { j["sites"][0]["growth"]["next_step_at"] = -1; },
+            "/sites/0/growth/next_step_at", "negative clock");
+    json j = report({site("growing", 8, kX)});
+    j["bucket_width"] = 1;
+    j["warmup_end"] = 0;
+    BOOST_TEST(parse(j).bucket_width == 1);
+}
+
 // ---- format 2 (docs/output-format.md): a frame table, a stack tree, rows.
 
 namespace {
@@ -752,7 +812,8 @@ BOOST_AUTO_TEST_CASE(format2_expands_to_the_format1_layout) {
 // alike, and a row of the wrong size or node is refused.
 BOOST_AUTO_TEST_CASE(folded_groups_load_in_both_formats) {
     json j = report_v2();
-    j["folded"] = {{1, nullptr, 3, 96, 3, 200, 500, 9, 32, 1}, {nullptr, 0, 1, 8, 1, 8, 8, 1, 0, 0}};
+    j["folded"] = {{1, nullptr, 3, 96, 3, 200, 500, 9, 32, 1},
+                   {nullptr, 0, 1, 8, 1, 8, 8, 1, 0, 0}};
     Report r = parse(j);
     BOOST_REQUIRE(r.folded.size() == 2u);
     const Folded& f = r.folded[0];
