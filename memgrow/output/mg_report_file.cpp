@@ -12,6 +12,7 @@ namespace op = output_path;
 // their errno).
 constexpr UWord kSysRename = 82, kSysFchmod = 91, kSysUmask = 95, kSysSocket = 41, kSysConnect = 42;
 constexpr UWord kSysFcntl = 72, kSetFlags = 4, kSetLock = 6, kSockCloexec = 02000000;
+constexpr Int kOpenCloexec = 02000000;
 constexpr UWord kSysRtSigpending = 127;
 constexpr Int kENameTooLong = 36;
 constexpr short kWriteLock = 1, kUnlock = 2; // F_WRLCK, F_UNLCK
@@ -188,11 +189,10 @@ Int open_fifo(const HChar* path, bool wait) {
     if (!try_open()) {
         if (!wait) {
             static bool said; // snapshots come often: once is enough
-            if (!said)
-                VG_(umsg)
-                ("memgrow: the FIFO '%s' has no reader: snapshots are skipped while it "
-                 "has none\n",
-                 path);
+            if (!said) VG_(umsg)
+            ("memgrow: the FIFO '%s' has no reader: snapshots are skipped while it "
+             "has none\n",
+             path);
             said = true;
             return -1;
         }
@@ -215,6 +215,43 @@ Int open_fifo(const HChar* path, bool wait) {
     // Written without O_NONBLOCK: a slow reader is waited for, not a short write.
     syscall(kSysFcntl, sr_Res(r), kSetFlags, 0);
     return static_cast<Int>(sr_Res(r));
+}
+
+// The --json-file FIFO, held open from the start when it had a reader then:
+// every process of the run inherits the descriptor, so the reader reads each
+// one's report and sees the end of its input only when the last has ended
+// (a forked child opening the FIFO anew would find it gone after a gap).
+// dev and ino tell whether the descriptor is still ours: the program may
+// close it and open another file under its number.
+struct HeldFifo {
+    Int fd = -1;
+    HChar* path = nullptr;
+    ULong dev = 0, ino = 0;
+} held_fifo;
+
+void hold_fifo(const HChar* path) {
+    SysRes r = VG_(open)(path, VKI_O_WRONLY | VKI_O_NONBLOCK | kOpenCloexec, 0);
+    if (sr_isError(r)) return; // no reader yet: the report waits for one
+    Int fd = static_cast<Int>(sr_Res(r));
+    struct vg_stat st;
+    syscall(kSysFcntl, static_cast<UWord>(fd), kSetFlags, 0);
+    if (VG_(fstat)(fd, &st) != 0) {
+        VG_(close)(fd);
+        return;
+    }
+    held_fifo = HeldFifo{fd, VG_(strdup)("mg.report.path", path), st.dev, st.ino};
+}
+
+// A descriptor of the held FIFO for a report to path, or -1.
+Int held_fifo_dup(const HChar* path) {
+    struct vg_stat st;
+    if (held_fifo.fd < 0 || !VG_STREQ(path, held_fifo.path)) return -1;
+    if (VG_(fstat)(held_fifo.fd, &st) != 0 || st.dev != held_fifo.dev || st.ino != held_fifo.ino) {
+        held_fifo.fd = -1; // the program's now: left alone
+        return -1;
+    }
+    SysRes r = VG_(dup)(held_fifo.fd);
+    return sr_isError(r) ? -1 : static_cast<Int>(sr_Res(r));
 }
 
 bool set_lock(Int fd, short type, Int* err = nullptr) {
@@ -287,6 +324,7 @@ bool report_path_check(const HChar* option, const HChar* path) {
     case op::WriteHow::write_through:
     case op::WriteHow::connect:
         if (VG_(access)(path, False, True, False) != 0) refuse(VKI_EACCES);
+        if (t == op::FileType::fifo) hold_fifo(path);
         return false;
     case op::WriteHow::replace:
         break;
@@ -341,9 +379,12 @@ bool report_file_open(const HChar* path, ReportFile* f, bool may_wait) {
         return true;
     case op::WriteHow::write_through:
         if (t == op::FileType::fifo) {
-            f->fd = open_fifo(path, may_wait);
-            if (f->fd < 0) return false;
-            f->linger = may_wait;
+            f->fd = held_fifo_dup(path);
+            if (f->fd < 0) {
+                f->fd = open_fifo(path, may_wait);
+                if (f->fd < 0) return false;
+                f->linger = may_wait;
+            }
         } else {
             SysRes r = VG_(open)(path, VKI_O_WRONLY, 0);
             if (sr_isError(r)) {

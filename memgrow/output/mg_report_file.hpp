@@ -22,8 +22,9 @@ struct ReportFile {
 void report_file_init();
 
 // At start-up, for --json-file: whether the path can take a report, without
-// opening a FIFO (that would wait for a reader) or touching a device. Exits
-// with the reason when it cannot; returns whether a regular file was there.
+// waiting for a FIFO's reader or touching a device (a FIFO that has a reader
+// is held open for the run's reports). Exits with the reason when it cannot;
+// returns whether a regular file was there.
 bool report_path_check(const HChar* option, const HChar* path);
 
 // Whether path is written through (a descriptor, a device, FIFO or

@@ -232,6 +232,29 @@ class ReportPaths(TestCase):
         self.assertEqual(report["teardown"], "exit")
         self.assertEqual(report["buckets"][-1]["live_bytes"], 20000 * 104)  # every record
 
+    def test_a_fifo_read_from_the_start_gets_every_processs_report(self):
+        # One reader, there before the run: the 13 processes end at their
+        # own times, and the reader gets each report whole before its end.
+        fifo = self.path("f")
+        os.mkfifo(fifo)
+        with open(self.path("read.txt"), "w") as out:
+            reader = subprocess.Popen(["cat", fifo], stdout=out)
+        try:
+            p = subprocess.run([VALGRIND, "--tool=memgrow", "--leak-check=no",
+                                f"--json-file={fifo}", program("fork_same"), "12"], cwd=self.tmp,
+                               stderr=subprocess.PIPE, text=True, timeout=300)
+            reader.wait(timeout=60)
+        finally:
+            if reader.poll() is None:
+                reader.kill()
+        with open(self.path("read.txt")) as f:
+            text = f.read()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("waiting for a reader", p.stderr)
+        docs = json_documents(text)
+        self.assertEqual(len(docs), 13)
+        self.assertEqual(len({d["pid"] for d in docs}), 13)
+
     def test_a_forked_child_waits_a_bounded_time_for_a_fifo_reader(self):
         fifo = self.path("f")
         os.mkfifo(fifo)
