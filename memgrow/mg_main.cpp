@@ -175,6 +175,7 @@ void on_deliver_signal(ThreadId, Int sig, Bool) {
 
 void at_fork_child(ThreadId tid) {
     forked_child = true;
+    exec_at_fork();
     if (clo.fork_pages) cow_at_fork(tid);
 }
 

@@ -1,6 +1,7 @@
 // Number, stack and sparkline formatting shared by the commands.
 #include "report/text.hpp"
 
+#include "core/terminal_text.hpp"
 #include "report/site_key.hpp"
 
 #include <algorithm>
@@ -41,66 +42,11 @@ std::string markup_escape(const std::string& s) {
     return out;
 }
 
-namespace {
-
-// The length of the UTF-8 sequence at s[i] and its code point, or 0 when the
-// bytes there are not one (a stray continuation, an overlong form, a
-// surrogate, a sequence cut short).
-std::size_t utf8_at(const std::string& s, std::size_t i, char32_t& cp) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char b = byte(i);
-    const std::size_t n = b >= 0xf0 && b < 0xf5 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 0;
-    if (n == 0 || (b >= 0xf0 && n != 4) || i + n > s.size()) return 0;
-    cp = b & (0x7f >> n);
-    for (std::size_t k = 1; k < n; ++k) {
-        if ((byte(i + k) & 0xc0) != 0x80) return 0;
-        cp = cp << 6 | (byte(i + k) & 0x3f);
-    }
-    static const char32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kLeast[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
-    return n;
-}
-
-// Characters that reorder or hide text: the bidirectional controls and the
-// invisible format characters.
-bool is_format(char32_t cp) {
-    return cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x202a && cp <= 0x202e) ||
-           (cp >= 0x2060 && cp <= 0x2069) || cp == 0xfeff;
-}
-
-} // namespace
-
 std::string terminal_text(const std::string& s) {
     std::string out;
     out.reserve(s.size());
-    for (std::size_t i = 0; i < s.size();) {
-        const unsigned char c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x80) {
-            char32_t cp = 0;
-            std::size_t n = utf8_at(s, i, cp);
-            if (n == 0)
-                out += fmt::format("\\x{:02x}", c), n = 1;
-            else if (cp < 0xa0 || is_format(cp))
-                out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(cp));
-            else
-                out.append(s, i, n);
-            i += n;
-            continue;
-        }
-        if (c == '\\')
-            out += "\\\\";
-        else if (c == '\n')
-            out += "\\n";
-        else if (c == '\t')
-            out += "\\t";
-        else if (c == '\r')
-            out += "\\r";
-        else if (c < 0x20 || c == 0x7f)
-            out += fmt::format("\\x{:02x}", c);
-        else
-            out += static_cast<char>(c);
-        ++i;
-    }
+    ::mg::terminal_text::escape(s.data(), s.size(),
+                                [&](const char* piece, unsigned long n) { out.append(piece, n); });
     return out;
 }
 

@@ -15,13 +15,9 @@ namespace mg::report {
 // both) as U+FFFD.
 std::string markup_escape(const std::string& s);
 
-// Text from a report for a terminal: what could move the cursor, reorder the
-// line or hide itself is written as an escape instead. C0 and C1 controls
-// (NUL, newline, ESC, ...) and DEL as \xNN (\n, \t, \r by name), the
-// bidirectional and invisible format characters (U+200B..U+200F,
-// U+202A..U+202E, U+2060..U+2069, U+061C, U+FEFF) as \uNNNN, bytes that are
-// not UTF-8 as \xNN, and a backslash as \\ so that the escapes stay
-// unambiguous.
+// Text from a report for a terminal, escaped as the tool's log escapes the
+// client's names (core/terminal_text.hpp): what could move the cursor, end
+// or reorder the line or hide itself is written as an escape instead.
 std::string terminal_text(const std::string& s);
 
 // 1234567 -> "1,234,567"; with `sign`, "+1,234,567" and "-5".

@@ -1,6 +1,7 @@
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
 #include "holders/mg_pynames.hpp"
+#include "output/mg_log_text.hpp"
 #include "python/mg_pylocals.hpp"
 #include "python/mg_pyobject.hpp"
 #include "python/mg_python.hpp"
@@ -712,7 +713,8 @@ void holder_text(const Holder& x, HChar* buf, SizeT n) {
     HChar len[32], bound[32];
     VG_(snprintf)(len, sizeof len, "%'lld", x.length);
     VG_(snprintf)(bound, sizeof bound, "%'lld", x.bound);
-    const HChar* what = x.type ? x.type : root_kind_name(x.root);
+    LogText type(x.type); // a Python class may have any name
+    const HChar* what = x.type ? type.c_str() : root_kind_name(x.root);
     const HChar* unit = x.type ? "items" : "slots";
     if (x.length >= 0 && x.bound >= 0)
         VG_(snprintf)(buf, n, "%s, %s of %s %s", what, len, bound, unit);
@@ -852,7 +854,7 @@ void holders_who_holds(const HChar* where) {
             HChar desc[160];
             holder_text(h, desc, sizeof desc);
             VG_(gdb_printf)
-            ("  %s (%s), %'llu bytes, %u%%\n", h.path, desc, w.sums[i].bytes,
+            ("  %s (%s), %'llu bytes, %u%%\n", LogText(h.path).c_str(), desc, w.sums[i].bytes,
              w.whole ? static_cast<UInt>(100 * w.sums[i].bytes / w.whole) : 0);
         }
         if (!w.n) VG_(gdb_printf)("  nothing the scan reached (lost, or freed)\n");

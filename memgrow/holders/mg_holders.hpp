@@ -67,7 +67,8 @@ ULong holders_python_site_bytes(UInt py_site);
 // holds; whole: the site's bytes the scan found.
 using HeldVisit = void (*)(void* ctx, UInt site, UInt holder, ULong bytes, ULong whole);
 void holders_for_each(HeldVisit f, void* ctx);
-// What a holder is, for a line: "dict, 12,000 items, no bound",
+// What a holder is, for a line (its type escaped as the log escapes names):
+// "dict, 12,000 items, no bound",
 // "collections.deque, 2,000 of 6,000 items", or its root's kind.
 void holder_text(const Holder& x, HChar* buf, SizeT n);
 // Every holder named, by index.

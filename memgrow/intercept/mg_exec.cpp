@@ -2,7 +2,9 @@
 #include "python/mg_client_memory.hpp"
 #include "mg_options.hpp"
 #include "intercept/mg_limits.hpp"
+#include "pages/mg_cow.hpp"
 #include "pages/mg_mapped.hpp"
+#include "records/mg_timeline.hpp"
 #include "intercept/mg_requests.hpp"
 #include "pub_tool_vkiscnums.h"
 
@@ -17,6 +19,19 @@ const HChar* const kLaunchers[] = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "
 
 bool client_is_launcher;
 bool following; // trace_children was set for an exec that may yet fail
+ULong allocated_at_fork;
+// A child that execs at once (a command spawned by subprocess, system(),
+// posix_spawn) copies a few pages of stack and static data: tens of KiB.
+constexpr ULong kSpawnCopies = 1 << 20;
+
+// Whether a forked child did work of its own before its exec: allocated
+// since the fork, wrote pages holding the heap objects it inherited, or
+// copied more than a spawned command does.
+bool child_did_work() {
+    if (tl.bytes_allocated != allocated_at_fork) return true;
+    const CowSummary* c = cow_summary();
+    return c && (c->n_sites > 0 || c->copied_bytes >= kSpawnCopies);
+}
 
 const HChar* base_name(const HChar* path) {
     const HChar* slash = VG_(strrchr)(path, '/');
@@ -102,17 +117,22 @@ void pre_syscall(ThreadId, UInt sysno, UWord* args, UInt) {
         following = true;
         return;
     }
-    // A forked child that execs is a shell running a command; only a Python
+    // A launcher's subshell running a command writes nothing, as at its
+    // exit. Another forked child's work is reported here (its exit will not
+    // come); one that did none is a spawned command: only a Python
     // interpreter is worth a line there.
+    if (launcher_subshell()) return;
+    bool report = !forked_child || child_did_work();
     bool python = VG_(strncmp)(base_name(path), "python", 6) == 0;
-    if (forked_child && !python && VG_(clo_verbosity) <= 1) return;
+    if (!report && !python && VG_(clo_verbosity) <= 1) return;
     VG_(umsg)
-    ("memgrow: the client execs %s, which Valgrind does not follow: "
+    ("memgrow: the %s execs %s, which Valgrind does not follow: "
      "--trace-children=yes follows it%s\n",
-     path, forked_child ? "" : "; the report covers what ran before");
+     forked_child ? "forked child" : "client", path,
+     report ? "; the report covers what ran before" : "");
     ReportHow how;
     how.summary = true;
-    if (!forked_child) report_now(clo.json_file, how);
+    if (report) report_now(clo.json_file, how);
 }
 
 void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt, SysRes res) {
@@ -125,6 +145,10 @@ void post_syscall(ThreadId tid, UInt sysno, UWord* args, UInt, SysRes res) {
 }
 
 } // namespace
+
+void exec_at_fork() {
+    allocated_at_fork = tl.bytes_allocated;
+}
 
 bool launcher_subshell() {
     return client_is_launcher && forked_child;

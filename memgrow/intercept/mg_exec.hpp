@@ -12,6 +12,7 @@ namespace mg {
 
 void exec_pre_init(); // registers the system-call hooks (before options)
 void exec_init();     // tells whether the client is a launcher (after options)
+void exec_at_fork();  // in a forked child: what it allocates from now on is its own
 // A launcher's forked child that did not exec is a subshell running the
 // shell's own code: it writes no report (a shim forks a dozen of them).
 bool launcher_subshell();

@@ -97,7 +97,7 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     }
     if (how.last) forget_loss_records();
     UInt began = VG_(read_millisecond_timer)();
-    bool ok = write_json_report(path, a);
+    bool ok = write_json_report(path, a, how.may_wait);
     if (ok && summary && VG_(clo_verbosity) > 0)
         VG_(umsg)("memgrow: JSON report written to %s\n", path);
     // -v: what writing it cost (docs/output-format.md measures it).

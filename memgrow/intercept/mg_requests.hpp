@@ -15,6 +15,8 @@ struct ReportHow {
     // checks and block_list need is freed before the Python sites and the
     // report's tables are built, which is when the tool's memory peaks.
     bool last = false;
+    // A FIFO with no reader is waited for; else (snapshots) the report is skipped.
+    bool may_wait = true;
 };
 // Classifies the current state and writes the report (at exit, on request
 // mid-run, as a snapshot). `written`, when given, receives the file's name

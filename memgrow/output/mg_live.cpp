@@ -16,7 +16,8 @@ ULong snapshots, pause_total_ms, pause_max_ms;
 ULong snapshot() {
     ULong t0 = VG_(read_millisecond_timer)();
     ReportHow how;
-    how.scan = false; // a leak scan reads all memory: on request only
+    how.scan = false;     // a leak scan reads all memory: on request only
+    how.may_wait = false; // the program never stops for a FIFO's reader
     report_now(clo.json_file, how);
     ULong pause = VG_(read_millisecond_timer)() - t0;
     ++snapshots;

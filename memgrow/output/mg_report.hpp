@@ -8,9 +8,9 @@
 namespace mg {
 
 // Writes the report (mg_report_file.hpp: a regular file atomically, a
-// device, FIFO or socket through). Returns false, after saying why in the
-// log, when it cannot be written.
-bool write_json_report(const HChar* path, const Analysis& a);
+// device, FIFO or socket through; may_wait: for a FIFO's reader). Returns
+// false, after saying why in the log, when it cannot be written.
+bool write_json_report(const HChar* path, const Analysis& a, bool may_wait);
 
 void print_summary(const Analysis& a);
 // One frame in Valgrind's style ("at"/"by"); first_frame points at a bool,

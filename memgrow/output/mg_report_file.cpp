@@ -1,5 +1,6 @@
 #include "mg_report_file.hpp"
 #include "core/output_path.hpp"
+#include "intercept/mg_requests.hpp"
 
 namespace mg {
 
@@ -10,8 +11,19 @@ namespace op = output_path;
 // amd64 Linux system calls the tool headers do not wrap (or wrap without
 // their errno).
 constexpr UWord kSysRename = 82, kSysFchmod = 91, kSysUmask = 95, kSysSocket = 41, kSysConnect = 42;
-constexpr UWord kSysFcntl = 72, kSetFlags = 4, kSockCloexec = 02000000;
+constexpr UWord kSysFcntl = 72, kSetFlags = 4, kSetLock = 6, kSockCloexec = 02000000;
+constexpr Int kOpenCloexec = 02000000;
+constexpr UWord kSysRtSigpending = 127;
 constexpr Int kENameTooLong = 36;
+constexpr short kWriteLock = 1, kUnlock = 2; // F_WRLCK, F_UNLCK
+constexpr UInt kPollMs = 10;
+// A forked child waits this long for a FIFO's reader: the one it would have
+// shared with its parent may have gone for good (docs/robustness.md).
+constexpr UInt kChildWaitMs = 10000;
+// A FIFO's writer stays open this long after its report, so that other
+// processes of the run polling for the same reader get it before it sees
+// the end of its input.
+constexpr UInt kFifoLingerMs = 250;
 
 UInt umask_at_start = 022;
 
@@ -117,18 +129,165 @@ Int connect_socket(const HChar* path) {
     return -static_cast<Int>(sr_Err(c));
 }
 
-// A FIFO opened without waiting when a reader is there; else say that the
-// report waits for one (the program has ended by now), then wait.
-SysRes open_fifo(const HChar* path) {
-    SysRes r = VG_(open)(path, VKI_O_WRONLY | VKI_O_NONBLOCK, 0);
-    if (!sr_isError(
-            r)) { // a reader is there: write without O_NONBLOCK (closing would end its read)
-        syscall(kSysFcntl, sr_Res(r), kSetFlags, 0);
-        return r;
+// The signal, among those a user sends to stop a process, that is pending
+// now (0: none). The core keeps signals blocked while tool code runs: a wait
+// of the tool sees them only here, and gives way to them.
+Int pending_stop_signal() {
+    vki_sigset_t set;
+    VG_(memset)(&set, 0, sizeof set);
+    if (sr_isError(syscall(kSysRtSigpending, reinterpret_cast<UWord>(&set), sizeof set))) return 0;
+    static const Int kStops[] = {VKI_SIGINT, VKI_SIGTERM, VKI_SIGHUP, VKI_SIGQUIT};
+    for (Int sig : kStops)
+        if (set.sig[0] & (1ul << (sig - 1))) return sig;
+    return 0;
+}
+
+const HChar* signal_name(Int sig) {
+    switch (sig) {
+    case VKI_SIGINT:
+        return "SIGINT";
+    case VKI_SIGTERM:
+        return "SIGTERM";
+    case VKI_SIGHUP:
+        return "SIGHUP";
     }
-    if (sr_Err(r) != VKI_ENXIO) return r;
-    VG_(umsg)("memgrow: waiting for a reader of the FIFO '%s' to write the report\n", path);
-    return VG_(open)(path, VKI_O_WRONLY, 0);
+    return "SIGQUIT";
+}
+
+// Retries `ready` every kPollMs until it is true (0), a stop signal is
+// pending (the signal) or limit_ms has passed (-1; 0: no limit).
+template <class Ready> Int wait_until(Ready ready, UInt limit_ms) {
+    UInt began = VG_(read_millisecond_timer)();
+    while (!ready()) {
+        if (Int sig = pending_stop_signal()) return sig;
+        if (limit_ms && VG_(read_millisecond_timer)() - began >= limit_ms) return -1;
+        VG_(poll)(nullptr, 0, kPollMs);
+    }
+    return 0;
+}
+
+// A report given up while waiting: one line, kept for vgdb.
+__attribute__((format(printf, 1, 2))) void say_given_up(const HChar* format, ...) {
+    va_list args;
+    va_start(args, format);
+    VG_(vsnprintf)(last_failure, sizeof last_failure, format, args);
+    va_end(args);
+    VG_(umsg)("%s\n", last_failure);
+}
+
+// A FIFO opened when a reader is there; else, unless `wait` is false (a
+// snapshot is then skipped), say that the report waits for one (the program
+// has ended by now) and poll for it: a stop signal ends the wait, and a
+// forked child waits kChildWaitMs at most. Without a reader, says why and
+// returns -1.
+Int open_fifo(const HChar* path, bool wait) {
+    SysRes r;
+    auto try_open = [&] {
+        r = VG_(open)(path, VKI_O_WRONLY | VKI_O_NONBLOCK, 0);
+        return !sr_isError(r) || sr_Err(r) != VKI_ENXIO;
+    };
+    if (!try_open()) {
+        if (!wait) {
+            static bool said; // snapshots come often: once is enough
+            if (!said) VG_(umsg)
+            ("memgrow: the FIFO '%s' has no reader: snapshots are skipped while it "
+             "has none\n",
+             path);
+            said = true;
+            return -1;
+        }
+        VG_(umsg)("memgrow: waiting for a reader of the FIFO '%s' to write the report\n", path);
+        Int ended = wait_until(try_open, forked_child ? kChildWaitMs : 0);
+        if (ended > 0)
+            say_given_up("memgrow: the report was not read: %s came while waiting for a reader "
+                         "of the FIFO '%s'",
+                         signal_name(ended), path);
+        if (ended < 0)
+            say_given_up("memgrow: the report was not read: no reader of the FIFO '%s' came "
+                         "within %u s (a forked child waits no longer)",
+                         path, kChildWaitMs / 1000);
+        if (ended) return -1;
+    }
+    if (sr_isError(r)) {
+        say_cannot(path, nullptr, static_cast<Int>(sr_Err(r)));
+        return -1;
+    }
+    // Written without O_NONBLOCK: a slow reader is waited for, not a short write.
+    syscall(kSysFcntl, sr_Res(r), kSetFlags, 0);
+    return static_cast<Int>(sr_Res(r));
+}
+
+// The --json-file FIFO, held open from the start when it had a reader then:
+// every process of the run inherits the descriptor, so the reader reads each
+// one's report and sees the end of its input only when the last has ended
+// (a forked child opening the FIFO anew would find it gone after a gap).
+// dev and ino tell whether the descriptor is still ours: the program may
+// close it and open another file under its number.
+struct HeldFifo {
+    Int fd = -1;
+    HChar* path = nullptr;
+    ULong dev = 0, ino = 0;
+} held_fifo;
+
+void hold_fifo(const HChar* path) {
+    SysRes r = VG_(open)(path, VKI_O_WRONLY | VKI_O_NONBLOCK | kOpenCloexec, 0);
+    if (sr_isError(r)) return; // no reader yet: the report waits for one
+    Int fd = static_cast<Int>(sr_Res(r));
+    struct vg_stat st;
+    syscall(kSysFcntl, static_cast<UWord>(fd), kSetFlags, 0);
+    if (VG_(fstat)(fd, &st) != 0) {
+        VG_(close)(fd);
+        return;
+    }
+    held_fifo = HeldFifo{fd, VG_(strdup)("mg.report.path", path), st.dev, st.ino};
+}
+
+// A descriptor of the held FIFO for a report to path, or -1.
+Int held_fifo_dup(const HChar* path) {
+    struct vg_stat st;
+    if (held_fifo.fd < 0 || !VG_STREQ(path, held_fifo.path)) return -1;
+    if (VG_(fstat)(held_fifo.fd, &st) != 0 || st.dev != held_fifo.dev || st.ino != held_fifo.ino) {
+        held_fifo.fd = -1; // the program's now: left alone
+        return -1;
+    }
+    SysRes r = VG_(dup)(held_fifo.fd);
+    return sr_isError(r) ? -1 : static_cast<Int>(sr_Res(r));
+}
+
+bool set_lock(Int fd, short type, Int* err = nullptr) {
+    struct vki_flock l;
+    VG_(memset)(&l, 0, sizeof l);
+    l.l_type = type;
+    l.l_whence = VKI_SEEK_SET; // l_start = l_len = 0: the whole file
+    SysRes r = syscall(kSysFcntl, static_cast<UWord>(fd), kSetLock, reinterpret_cast<UWord>(&l));
+    if (err) *err = sr_isError(r) ? static_cast<Int>(sr_Err(r)) : 0;
+    return !sr_isError(r);
+}
+
+// Processes of a run writing through one path (a descriptor they share, a
+// device, a FIFO) would interleave their reports at the writer's 16 KiB
+// flushes: each takes a write lock on what it writes to (a record lock, as
+// fcntl's are per process where flock's would be shared with the
+// descriptor's other holders), waiting while another process writes. A file
+// that takes no lock (ENOLCK, EINVAL) is written unlocked. False, after
+// saying why and closing it, when a stop signal ended the wait.
+bool lock_for_report(const HChar* path, ReportFile* f) {
+    Int err = 0;
+    Int ended = wait_until(
+        [&] {
+            return set_lock(f->fd, kWriteLock, &err) || (err != VKI_EAGAIN && err != VKI_EACCES);
+        },
+        0);
+    if (ended) {
+        say_given_up("memgrow: the report '%s' was not written: %s came while another process "
+                     "of the run was writing there",
+                     path, signal_name(ended));
+        VG_(close)(f->fd);
+        *f = ReportFile{};
+        return false;
+    }
+    f->locked = err == 0;
+    return true;
 }
 
 } // namespace
@@ -165,6 +324,7 @@ bool report_path_check(const HChar* option, const HChar* path) {
     case op::WriteHow::write_through:
     case op::WriteHow::connect:
         if (VG_(access)(path, False, True, False) != 0) refuse(VKI_EACCES);
+        if (t == op::FileType::fifo) hold_fifo(path);
         return false;
     case op::WriteHow::replace:
         break;
@@ -187,7 +347,7 @@ bool report_path_written_through(const HChar* path) {
     return op::how_to_write(t) != op::WriteHow::replace;
 }
 
-bool report_file_open(const HChar* path, ReportFile* f) {
+bool report_file_open(const HChar* path, ReportFile* f, bool may_wait) {
     *f = ReportFile{};
     Int fd = op::descriptor_of(path, VG_(getpid)());
     if (fd >= 0) {
@@ -197,7 +357,7 @@ bool report_file_open(const HChar* path, ReportFile* f) {
             return false;
         }
         f->fd = static_cast<Int>(sr_Res(r));
-        return true;
+        return lock_for_report(path, f);
     }
     Int err;
     op::FileType t = file_type(path, &err);
@@ -205,12 +365,11 @@ bool report_file_open(const HChar* path, ReportFile* f) {
         say_cannot(path, nullptr, err);
         return false;
     }
-    SysRes r;
     switch (op::how_to_write(t)) {
     case op::WriteHow::refuse:
         say_cannot(path, nullptr, VKI_EISDIR);
         return false;
-    case op::WriteHow::connect:
+    case op::WriteHow::connect: // a connection of its own: nothing to share
         fd = connect_socket(path);
         if (fd < 0) {
             say_cannot(path, nullptr, -fd);
@@ -219,20 +378,33 @@ bool report_file_open(const HChar* path, ReportFile* f) {
         f->fd = fd;
         return true;
     case op::WriteHow::write_through:
-        r = t == op::FileType::fifo ? open_fifo(path) : VG_(open)(path, VKI_O_WRONLY, 0);
-        break;
-    case op::WriteHow::replace: {
-        f->target = link_target(path, &err);
-        if (!f->target) {
-            say_cannot(path, nullptr, err);
-            return false;
+        if (t == op::FileType::fifo) {
+            f->fd = held_fifo_dup(path);
+            if (f->fd < 0) {
+                f->fd = open_fifo(path, may_wait);
+                if (f->fd < 0) return false;
+                f->linger = may_wait;
+            }
+        } else {
+            SysRes r = VG_(open)(path, VKI_O_WRONLY, 0);
+            if (sr_isError(r)) {
+                say_cannot(path, nullptr, static_cast<Int>(sr_Err(r)));
+                return false;
+            }
+            f->fd = static_cast<Int>(sr_Res(r));
         }
-        f->tmp = static_cast<HChar*>(VG_(malloc)("mg.report.path", VG_(strlen)(f->target) + 32));
-        VG_(sprintf)(f->tmp, "%s.tmp.%d", f->target, VG_(getpid)());
-        r = VG_(open)(f->tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
+        return lock_for_report(path, f);
+    case op::WriteHow::replace:
         break;
     }
+    f->target = link_target(path, &err);
+    if (!f->target) {
+        say_cannot(path, nullptr, err);
+        return false;
     }
+    f->tmp = static_cast<HChar*>(VG_(malloc)("mg.report.path", VG_(strlen)(f->target) + 32));
+    VG_(sprintf)(f->tmp, "%s.tmp.%d", f->target, VG_(getpid)());
+    SysRes r = VG_(open)(f->tmp, VKI_O_WRONLY | VKI_O_CREAT | VKI_O_TRUNC, 0600);
     if (sr_isError(r)) {
         say_cannot(path, f->target, static_cast<Int>(sr_Err(r)));
         VG_(free)(f->target);
@@ -250,6 +422,8 @@ bool report_file_finish(const HChar* path, ReportFile* f, Int write_error) {
         SysRes r = syscall(kSysFchmod, static_cast<UWord>(f->fd), 0666 & ~umask_at_start);
         if (sr_isError(r)) err = static_cast<Int>(sr_Err(r));
     }
+    if (f->locked) set_lock(f->fd, kUnlock); // before lingering: the others may write
+    if (f->linger) VG_(poll)(nullptr, 0, kFifoLingerMs);
     VG_(close)(f->fd);
     if (!err && f->tmp) {
         SysRes r = syscall(kSysRename, reinterpret_cast<UWord>(f->tmp),

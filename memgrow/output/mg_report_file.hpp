@@ -13,6 +13,8 @@ struct ReportFile {
     Int fd = -1;
     HChar* target = nullptr; // the file a temporary replaces; null when written through
     HChar* tmp = nullptr;
+    bool locked = false; // a write lock shared paths take (docs/robustness.md)
+    bool linger = false; // a FIFO kept open a moment for the run's other writers
 };
 
 // At start-up: the client's umask then gives every report's mode, whatever
@@ -20,8 +22,9 @@ struct ReportFile {
 void report_file_init();
 
 // At start-up, for --json-file: whether the path can take a report, without
-// opening a FIFO (that would wait for a reader) or touching a device. Exits
-// with the reason when it cannot; returns whether a regular file was there.
+// waiting for a FIFO's reader or touching a device (a FIFO that has a reader
+// is held open for the run's reports). Exits with the reason when it cannot;
+// returns whether a regular file was there.
 bool report_path_check(const HChar* option, const HChar* path);
 
 // Whether path is written through (a descriptor, a device, FIFO or
@@ -32,8 +35,11 @@ bool report_path_written_through(const HChar* path);
 // The last failure said, for vgdb's answer.
 const HChar* report_file_last_failure();
 
-// Opens the report's file; false after saying why.
-bool report_file_open(const HChar* path, ReportFile* f);
+// Opens the report's file; false after saying why. A path written through
+// is locked against the run's other processes. A FIFO with no reader is
+// waited for when may_wait (a stop signal ends the wait; a forked child
+// waits 10 s at most), else skipped.
+bool report_file_open(const HChar* path, ReportFile* f, bool may_wait);
 
 // Ends it: write_error is the errno of a failed write (0: none). A
 // replacement gets its mode and is renamed into place. False after saying

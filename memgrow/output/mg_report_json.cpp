@@ -1034,9 +1034,9 @@ void write_report(JsonWriter& w, const Analysis& a) {
 
 } // namespace
 
-bool write_json_report(const HChar* path, const Analysis& a) {
+bool write_json_report(const HChar* path, const Analysis& a, bool may_wait) {
     ReportFile f;
-    if (!report_file_open(path, &f)) return false;
+    if (!report_file_open(path, &f, may_wait)) return false;
     FileSink sink{f.fd, 0};
     {
         JsonWriter w(write_to_fd, &sink);

@@ -1,6 +1,7 @@
 // The leak scan in the log, the way memcheck prints it (loss records grouped
 // by stack, smallest first, then the LEAK SUMMARY), with memgrow's growth
 // view of each record's site.
+#include "output/mg_log_text.hpp"
 #include "output/mg_report.hpp"
 #include "checks/mg_suppressions.hpp"
 #include "records/mg_symbols.hpp"
@@ -93,9 +94,9 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
         site_title(s, title, sizeof title);
         VG_(umsg)
         (" memgrow: site %u, %s, grew as %s: %'llu bytes in %'u blocks live %s, peak %'llu\n",
-         r.site, title[0] ? title : "(no frames)", class_name(a.growth_class[r.site]),
-         static_cast<ULong>(s->clock.live), s->live_blocks, tl.torn_down ? "at teardown" : "now",
-         s->peak_bytes);
+         r.site, title[0] ? LogText(title).c_str() : "(no frames)",
+         class_name(a.growth_class[r.site]), static_cast<ULong>(s->clock.live), s->live_blocks,
+         tl.torn_down ? "at teardown" : "now", s->peak_bytes);
         if (g.marks_used) VG_(umsg)
         (" memgrow: %u of %u repetitions (marks) added to it\n", g.marks_adding, g.marks_used);
     }

@@ -3,6 +3,7 @@
 #include "mg_options.hpp"
 #include "classify/mg_projection.hpp"
 #include "intercept/mg_mark_at.hpp"
+#include "output/mg_log_text.hpp"
 #include "output/mg_report.hpp"
 #include "checks/mg_suppressions.hpp"
 #include "records/mg_symbols.hpp"
@@ -87,7 +88,8 @@ void print_evidence(const Growth& g) {
         format_decimal(g.rate_per_mark / static_cast<double>(tl.marks.width), 1, per_mark, true);
         VG_(umsg)
         (" per %s: %s bytes (%u of %u repetitions added)\n",
-         tl.mark_label[0] ? tl.mark_label : "mark", per_mark, g.marks_adding, g.marks_used);
+         LogText(tl.mark_label[0] ? tl.mark_label : "mark").c_str(), per_mark, g.marks_adding,
+         g.marks_used);
     }
 }
 
@@ -105,8 +107,8 @@ void print_held_by(const HeldBy* h, UInt n, ULong whole) {
         HChar such[32] = "";
         if (h[i].count > 1) VG_(snprintf)(such, sizeof such, "; %'u such", h[i].count);
         VG_(umsg)
-        (" held by: %s (%s%s), %'llu bytes in %'u blocks, %s%%\n", x.path, what, such, h[i].bytes,
-         h[i].blocks, share);
+        (" held by: %s (%s%s), %'llu bytes in %'u blocks, %s%%\n", LogText(x.path).c_str(), what,
+         such, h[i].bytes, h[i].blocks, share);
     }
 }
 
@@ -116,7 +118,7 @@ void print_site(const Site* s, const Growth& g, UInt rank, ULong of) {
     site_title(s, title, sizeof title); // the frame of the program's own code
     VG_(umsg)
     ("%s %llu of %llu: %s, %'llu bytes in %'llu blocks live (peak %'llu), %s space\n", cls,
-     static_cast<ULong>(rank), of, title[0] ? title : "(no frames)",
+     static_cast<ULong>(rank), of, title[0] ? LogText(title).c_str() : "(no frames)",
      static_cast<ULong>(s->clock.live), static_cast<ULong>(s->live_blocks), s->peak_bytes,
      space_name(s->space));
     print_evidence(g);
@@ -138,11 +140,11 @@ struct SubSiteLine {
 void print_sub_frame(const Frame& f, void* ctx) {
     auto* l = static_cast<SubSiteLine*>(ctx);
     if (f.python || l->shown >= 3) return;
-    const HChar* fn = f.function ? f.function : "???";
+    LogText fn(f.function ? f.function : "???"), file(f.file), object(f.object ? f.object : "?");
     if (f.file)
-        VG_(umsg)("%s%s (%s:%d)", l->shown ? " < " : "", fn, f.file, f.line);
+        VG_(umsg)("%s%s (%s:%d)", l->shown ? " < " : "", fn.c_str(), file.c_str(), f.line);
     else
-        VG_(umsg)("%s%s (in %s)", l->shown ? " < " : "", fn, f.object ? f.object : "?");
+        VG_(umsg)("%s%s (in %s)", l->shown ? " < " : "", fn.c_str(), object.c_str());
     l->shown++;
 }
 
@@ -165,8 +167,9 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
     if (slash) file = slash + 1; // the whole path is in the stack below
     VG_(umsg)
     ("%s %llu of %llu: %s (%s:%d), %s in %'llu blocks, %s B per %s\n", cls,
-     static_cast<ULong>(rank), of, fn ? fn : "???", file ? file : "?", line, bytes, ps->live_blocks,
-     rate, unit_name(clo.time_unit, false));
+     static_cast<ULong>(rank), of, LogText(fn ? fn : "???").c_str(),
+     LogText(file ? file : "?").c_str(), line, bytes, ps->live_blocks, rate,
+     unit_name(clo.time_unit, false));
     print_evidence(g);
     UInt k = a.py->of_site[ps->first];
     const HeldBy* h;
@@ -223,15 +226,16 @@ void print_python_sites(const Analysis& a) {
 
 void print_frame(const Frame& f, void* first_frame) {
     bool* first = static_cast<bool*>(first_frame);
-    const HChar* fn = f.function ? f.function : "???";
+    const HChar* at = *first ? "at" : "by";
+    LogText fn(f.function ? f.function : "???"), file(f.file), object(f.object);
     if (f.python) // no code address: "py:" in its place
-        VG_(umsg)("   %s py: %s (%s:%d)\n", *first ? "at" : "by", fn, f.file, f.line);
+        VG_(umsg)("   %s py: %s (%s:%d)\n", at, fn.c_str(), file.c_str(), f.line);
     else if (f.file)
-        VG_(umsg)("   %s %#lx: %s (%s:%d)\n", *first ? "at" : "by", f.ip, fn, f.file, f.line);
+        VG_(umsg)("   %s %#lx: %s (%s:%d)\n", at, f.ip, fn.c_str(), file.c_str(), f.line);
     else if (f.object)
-        VG_(umsg)("   %s %#lx: %s (in %s)\n", *first ? "at" : "by", f.ip, fn, f.object);
+        VG_(umsg)("   %s %#lx: %s (in %s)\n", at, f.ip, fn.c_str(), object.c_str());
     else
-        VG_(umsg)("   %s %#lx: %s\n", *first ? "at" : "by", f.ip, fn);
+        VG_(umsg)("   %s %#lx: %s\n", at, f.ip, fn.c_str());
     *first = false;
 }
 
@@ -290,7 +294,7 @@ void held_text(const CowSummary& c, UInt i, HChar* out, SizeT size) {
     HChar place[256];
     SiteView s(c.sites[i].site);
     stack_place(s->stack, s->epoch, place, sizeof place);
-    VG_(snprintf)(out, size, "objects from %s", place[0] ? place : "(no frames)");
+    VG_(snprintf)(out, size, "objects from %s", place[0] ? LogText(place).c_str() : "(no frames)");
 }
 
 // The writers by the line a person reads: stacks that differ below it (in
@@ -302,9 +306,9 @@ struct WriterLine {
 UInt writer_lines(const CowSummary& c, WriterLine* out, UInt max) {
     UInt n = 0;
     for (UInt k = 0; k < c.n_writers; ++k) {
-        HChar place[256];
-        stack_place(c.writers[k].stack, c.writers[k].ep, place, sizeof place);
-        if (!place[0]) VG_(strcpy)(place, "(no frames)");
+        HChar raw[256], place[256];
+        stack_place(c.writers[k].stack, c.writers[k].ep, raw, sizeof raw);
+        VG_(snprintf)(place, sizeof place, "%s", raw[0] ? LogText(raw).c_str() : "(no frames)");
         UInt i = 0;
         while (i < n && VG_(strcmp)(out[i].place, place) != 0)
             ++i;
@@ -391,8 +395,9 @@ void print_holder_findings(const Analysis& a) {
         human_bytes(f.live_bytes, bytes);
         format_decimal(f.growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
         VG_(umsg)
-        ("GROWING %u of %u: %s (%s) keeps %s in %'u site%s, %s B per %s\n", k + 1, n, h.path, what,
-         bytes, f.n_sites, f.n_sites == 1 ? "" : "s", rate, unit_name(clo.time_unit, false));
+        ("GROWING %u of %u: %s (%s) keeps %s in %'u site%s, %s B per %s\n", k + 1, n,
+         LogText(h.path).c_str(), what, bytes, f.n_sites, f.n_sites == 1 ? "" : "s", rate,
+         unit_name(clo.time_unit, false));
         for (UInt i = 0; i < f.n_top; ++i) {
             const HolderSite& s = f.top[i];
             HChar title[256], kept[48];
@@ -411,7 +416,7 @@ void print_holder_findings(const Analysis& a) {
             } else {
                 site_title(SiteView(s.id), title, sizeof title);
             }
-            VG_(umsg)("   %s of %s\n", kept, title);
+            VG_(umsg)("   %s of %s\n", kept, LogText(title).c_str());
         }
         if (f.n_sites > f.n_top) VG_(umsg)("   and %'u more sites\n", f.n_sites - f.n_top);
         VG_(umsg)("\n");

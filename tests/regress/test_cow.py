@@ -74,6 +74,37 @@ class CopyOnWrite(unittest.TestCase):
                 rf"{source_line(SOURCE, 'BUILD_HERE')} \(build\); first written at "
                 rf"cow_fork\.c:{source_line(SOURCE, 'READ_HERE')} \(read_half\) 99%|100%")
 
+    def test_a_child_that_writes_inherited_pages_then_execs_reports_at_the_exec(self):
+        source = "tests/regress/fork_exec.c"
+        write = source_line(source, "WRITE_HERE")
+        for mode in ("heap", "static"):
+            with self.subTest(array=mode):
+                r = run([program("fork_exec"), mode])
+                self.assertEqual(r.rc, 0, r.log)
+                by_pid = {rep["pid"]: rep for rep in r.reports}
+                self.assertEqual(len(by_pid), 2, r.log)
+                [child] = [rep for rep in r.reports if rep["ppid"] in by_pid]
+                fork = child["fork"]
+                self.assertEqual(fork["parent_pid"], child["ppid"])
+                self.assertGreaterEqual(fork["inherited_bytes"], 8 << 20)
+                # 512 pages written, one byte each: each copied once.
+                self.assertGreaterEqual(fork["copied_bytes"], 2 << 20)
+                self.assertLess(fork["copied_bytes"], (2 << 20) + (1 << 20))
+                self.assertTrue(any(f["line"] == write and (f["file"] or "").endswith(
+                    "fork_exec.c") for f in fork["writers"][0]["frames"]), fork["writers"][0])
+                pid = child["pid"]
+                self.assertIn(f"=={pid}== memgrow: the forked child execs /bin/true, which "
+                              "Valgrind does not follow: --trace-children=yes follows it; the "
+                              "report covers what ran before", r.log)
+                self.assertRegex(r.log, rf"=={pid}== this process \(forked from "
+                                 rf"{child['ppid']}\) copied 2(\.\d)? MiB of the ")
+                self.assertIn(f"=={pid}== COPY-ON-WRITE", r.log)
+        # A child that execs at once (a spawned command) writes nothing.
+        r = run([program("fork_exec"), "plain"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertEqual(len(r.reports), 1, r.log)
+        self.assertNotIn("execs /bin/true", r.log)
+
     def test_format_1_and_the_growth_hunt_say_the_same(self):
         self.check_cow_fork(options=["--json-format=1", "--addressability=no"])
 

@@ -202,6 +202,29 @@ class HoldersThatReadTheSame(TestCase):
                       r.log)
 
 
+class NamesInTheLog(TestCase):
+    """Dict keys, attribute, module, type, function and file names holding a
+    newline, ESC, BEL and U+202E are escaped in the tool's log as
+    `memgrow-report show` escapes them: they forge no line, send no escape."""
+
+    def test_names_are_escaped_in_the_log_as_show_escapes_them(self):
+        py = python_interpreters()["running"]
+        r = run([*py.argv, os.path.join(SRC, "tests", "regress", "py_holders_inject.py")])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        for raw in ("\x1b", "\x07", "\u202e"):
+            self.assertNotIn(raw, r.log)
+        self.assertFalse([l for l in r.log.splitlines() if re.match(r"==\d+== ==1==", l)])
+        for escaped in (r"mod\nname\x1b[31m.items (list, 3,000 items",
+                        r"__main__.B.attr\n==1== held by: FORGED\x07 (list, 3,000 items",
+                        r"__main__.CACHE['\n==1== GROWING 9 of 9: injected (",
+                        r"__main__.TYPED (__main__.Lst\n==1== FORGED\x1b[0m, 3,000 items",
+                        r"at py: step\n==1== FORGED\u202e (evil\n==1== FORGED\x1b[2J.py:"):
+            self.assertIn(escaped, r.log)
+        # The report keeps the names as they are.
+        paths = {h["path"] for h in r.report["holders"]}
+        self.assertIn("mod\nname\x1b[31m.items", paths)
+
+
 class TracebackCache(TestCase):
     """traceback.format_exc() into a deque(maxlen=50): what grows under the
     formatting line is kept by the interpreter's own state (its caches hold

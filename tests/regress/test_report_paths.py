@@ -8,6 +8,7 @@ run. The same rules hold for memgrow-report's -o, snapshots and vgdb's
 import json
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -31,6 +32,19 @@ def memgrow(argv, options, cwd, timeout=120, stdout=subprocess.PIPE):
 def is_report(text):
     doc = json.loads(text)
     return doc.get("memgrow") in (1, 2) and "sites" in doc
+
+
+def json_documents(text):
+    """The JSON documents written one after another in text; raises at one
+    that another cut."""
+    docs, i, decoder = [], 0, json.JSONDecoder()
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            return docs
+        doc, i = decoder.raw_decode(text, i)
+        docs.append(doc)
 
 
 def in_namespace(script, cwd):
@@ -118,6 +132,29 @@ class ReportPaths(TestCase):
                 self.assertIn(f"cannot write the report '{d}/r.json': No such file or directory",
                               log)
 
+    def test_forked_reports_to_one_written_through_path_arrive_whole(self):
+        # 13 processes end together and write /dev/stdout, which they share:
+        # into a file and into a pipe, each report arrives whole (a lock).
+        argv = [VALGRIND, "--tool=memgrow", *mgtest.COMPLETE, "--leak-check=no",
+                "--json-file=/dev/stdout", program("fork_same"), "12"]
+        with open(self.path("out.txt"), "w") as f:
+            p = subprocess.run(argv, cwd=self.tmp, stdout=f, stderr=subprocess.PIPE, text=True,
+                               timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(self.path("out.txt")) as f:
+            into_file = f.read()
+        p = subprocess.run(argv, cwd=self.tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=300)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for where, text in (("a file", into_file), ("a pipe", p.stdout)):
+            with self.subTest(into=where):
+                docs = json_documents(text)
+                self.assertEqual(len(docs), 13)
+                self.assertTrue(all(is_report(json.dumps(d)) for d in docs))
+                parent = [d["pid"] for d in docs if "fork" not in d]
+                self.assertEqual(len(parent), 1)
+                self.assertEqual(sorted(d["ppid"] for d in docs if "fork" in d), [parent[0]] * 12)
+
     def test_fifo_does_not_block_the_start_and_gets_the_report(self):
         fifo = self.path("f")
         os.mkfifo(fifo)
@@ -136,6 +173,110 @@ class ReportPaths(TestCase):
             p.communicate()
         self.assertTrue(is_report(text))
         self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
+    def wait_for_line(self, p, text, timeout=120):
+        """Reads p's log (stderr) until a line holds text; returns the lines
+        read. p is killed when none comes in time."""
+        lines = []
+        watchdog = threading.Timer(timeout, p.kill)
+        watchdog.start()
+        try:
+            for line in p.stderr:
+                lines.append(line)
+                if text in line:
+                    return lines
+        finally:
+            watchdog.cancel()
+        self.fail(f"no line with {text!r}:\n{''.join(lines)}")
+
+    def test_a_stop_signal_ends_the_wait_for_a_fifo_reader(self):
+        fifo = self.path("f")
+        os.mkfifo(fifo)
+        for sig, name in ((signal.SIGTERM, "SIGTERM"), (signal.SIGINT, "SIGINT"),
+                          (signal.SIGHUP, "SIGHUP")):
+            with self.subTest(signal=name):
+                p = subprocess.Popen([VALGRIND, "--tool=memgrow", f"--json-file={fifo}",
+                                      program("grow_list"), "10"], cwd=self.tmp,
+                                     stderr=subprocess.PIPE, text=True)
+                try:
+                    self.wait_for_line(p, f"waiting for a reader of the FIFO '{fifo}'")
+                    p.send_signal(sig)
+                    rc = p.wait(timeout=60)  # the wait gives way: no reader ever comes
+                    log = p.stderr.read()
+                finally:
+                    if p.poll() is None:
+                        p.kill()
+                    p.communicate()
+                self.assertEqual(rc, 1, log)  # a lost report
+                self.assertIn(f"the report was not read: {name} came while waiting for a reader "
+                              f"of the FIFO '{fifo}'", log)
+
+    def test_snapshots_skip_a_fifo_without_reader_and_the_program_runs_on(self):
+        fifo = self.path("f")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE, "--report-every=100ms",
+                              f"--json-file={fifo}", program("grow_list"), "20000"],
+                             cwd=self.tmp, stderr=subprocess.PIPE, text=True)
+        try:
+            # Read only once the program has ended and the final report waits.
+            log = self.wait_for_line(p, f"waiting for a reader of the FIFO '{fifo}'")
+            with open(fifo) as f:
+                report = json.load(f)
+            rc = p.wait(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.communicate()
+        self.assertEqual(rc, 0, "".join(log))
+        self.assertIn(f"the FIFO '{fifo}' has no reader: snapshots are skipped", "".join(log))
+        self.assertEqual(report["teardown"], "exit")
+        self.assertEqual(report["buckets"][-1]["live_bytes"], 20000 * 104)  # every record
+
+    def test_a_fifo_read_from_the_start_gets_every_processs_report(self):
+        # One reader, there before the run: the 13 processes end at their
+        # own times, and the reader gets each report whole before its end.
+        fifo = self.path("f")
+        os.mkfifo(fifo)
+        with open(self.path("read.txt"), "w") as out:
+            reader = subprocess.Popen(["cat", fifo], stdout=out)
+        try:
+            p = subprocess.run([VALGRIND, "--tool=memgrow", "--leak-check=no",
+                                f"--json-file={fifo}", program("fork_same"), "12"], cwd=self.tmp,
+                               stderr=subprocess.PIPE, text=True, timeout=300)
+            reader.wait(timeout=60)
+        finally:
+            if reader.poll() is None:
+                reader.kill()
+        with open(self.path("read.txt")) as f:
+            text = f.read()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn("waiting for a reader", p.stderr)
+        docs = json_documents(text)
+        self.assertEqual(len(docs), 13)
+        self.assertEqual(len({d["pid"] for d in docs}), 13)
+
+    def test_a_forked_child_waits_a_bounded_time_for_a_fifo_reader(self):
+        fifo = self.path("f")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([VALGRIND, "--tool=memgrow", "--leak-check=no", f"--json-file={fifo}",
+                              program("fork_same"), "2"], cwd=self.tmp, stderr=subprocess.PIPE,
+                             text=True)
+        try:
+            # The children give up; the parent, which waits for them, then
+            # waits for its own reader.
+            log = self.wait_for_line(p, f"=={p.pid}== memgrow: waiting for a reader of the FIFO")
+            with open(fifo) as f:
+                report = json.load(f)
+            rc = p.wait(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.communicate()
+        log = "".join(log)
+        self.assertEqual(rc, 0, log)
+        self.assertEqual(log.count(f"the report was not read: no reader of the FIFO '{fifo}' came "
+                                   "within 10 s (a forked child waits no longer)"), 2, log)
+        self.assertEqual(report["pid"], p.pid)
 
     def test_unix_socket_gets_the_report(self):
         path = self.path("s")
