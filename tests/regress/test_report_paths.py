@@ -211,15 +211,10 @@ class ReportPaths(TestCase):
                 self.assertIn(f"the report was not read: {name} came while waiting for a reader "
                               f"of the FIFO '{fifo}'", log)
 
-    def test_snapshots_skip_a_fifo_without_reader_and_the_program_runs_on(self):
-        fifo = self.path("f")
-        os.mkfifo(fifo)
-        p = subprocess.Popen([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE, "--report-every=100ms",
-                              f"--json-file={fifo}", program("grow_list"), "20000"],
-                             cwd=self.tmp, stderr=subprocess.PIPE, text=True)
+    def read_once_waiting(self, p, line, fifo):
+        """Reads the FIFO's report once P's log says LINE: (exit code, log, report)."""
         try:
-            # Read only once the program has ended and the final report waits.
-            log = self.wait_for_line(p, f"waiting for a reader of the FIFO '{fifo}'")
+            log = self.wait_for_line(p, line)
             with open(fifo) as f:
                 report = json.load(f)
             rc = p.wait(timeout=60)
@@ -227,8 +222,19 @@ class ReportPaths(TestCase):
             if p.poll() is None:
                 p.kill()
             p.communicate()
-        self.assertEqual(rc, 0, "".join(log))
-        self.assertIn(f"the FIFO '{fifo}' has no reader: snapshots are skipped", "".join(log))
+        return rc, "".join(log), report
+
+    def test_snapshots_skip_a_fifo_without_reader_and_the_program_runs_on(self):
+        fifo = self.path("f")
+        os.mkfifo(fifo)
+        p = subprocess.Popen([VALGRIND, "--tool=memgrow", *mgtest.COMPLETE, "--report-every=100ms",
+                              f"--json-file={fifo}", program("grow_list"), "20000"],
+                             cwd=self.tmp, stderr=subprocess.PIPE, text=True)
+        # Read only once the program has ended and the final report waits.
+        rc, log, report = self.read_once_waiting(p, f"waiting for a reader of the FIFO '{fifo}'",
+                                                 fifo)
+        self.assertEqual(rc, 0, log)
+        self.assertIn(f"the FIFO '{fifo}' has no reader: snapshots are skipped", log)
         self.assertEqual(report["teardown"], "exit")
         self.assertEqual(report["buckets"][-1]["live_bytes"], 20000 * 104)  # every record
 
@@ -261,18 +267,10 @@ class ReportPaths(TestCase):
         p = subprocess.Popen([VALGRIND, "--tool=memgrow", "--leak-check=no", f"--json-file={fifo}",
                               program("fork_same"), "2"], cwd=self.tmp, stderr=subprocess.PIPE,
                              text=True)
-        try:
-            # The children give up; the parent, which waits for them, then
-            # waits for its own reader.
-            log = self.wait_for_line(p, f"=={p.pid}== memgrow: waiting for a reader of the FIFO")
-            with open(fifo) as f:
-                report = json.load(f)
-            rc = p.wait(timeout=60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-            p.communicate()
-        log = "".join(log)
+        # The children give up; the parent, which waits for them, then waits
+        # for its own reader.
+        rc, log, report = self.read_once_waiting(
+            p, f"=={p.pid}== memgrow: waiting for a reader of the FIFO", fifo)
         self.assertEqual(rc, 0, log)
         self.assertEqual(log.count(f"the report was not read: no reader of the FIFO '{fifo}' came "
                                    "within 10 s (a forked child waits no longer)"), 2, log)
