@@ -101,21 +101,34 @@ static void sample_resident_at_bucket_end() {
     sample_resident();
 }
 
-static void record(Site* s, i64 delta) {
-    if (tl.n_marks) marks_of(s)->add(tl.marks, delta); // before the level changes
-    ULong now = clock_now();
-    if (now >= tl.run.end_of(tl.run.current)) sample_resident_at_bucket_end();
-    if (clo.warmup_units && !tl.run.folds && now >= clo.warmup_units) fold_run_clock(now);
-    tl.run.advance(now);
-    s->clock.add(tl.run, delta, dense_series);
-    tl.totals[static_cast<UInt>(s->space)].add(tl.run, delta);
-}
-
 // Mappings do not move the default clock: a thread's stack (8 MiB, mostly
 // untouched) or a pool's reservation would squeeze a small program's work
 // into its last buckets; the clock stays the heap's bytes allocated.
 static bool moves_clock(const Site* s) {
     return s->space != Space::mapped;
+}
+
+// `moves`: the clock units the change itself adds (an allocation's bytes
+// under the bytes-allocated clock).
+static void record(Site* s, i64 delta, ULong moves = 0) {
+    if (tl.n_marks) marks_of(s)->add(tl.marks, delta); // before the level changes
+    ULong now = clock_now();
+    if (now >= tl.run.end_of(tl.run.current)) sample_resident_at_bucket_end();
+    if (clo.warmup_units && !tl.run.folds && now >= clo.warmup_units) fold_run_clock(now);
+    tl.run.advance(now);
+    // An allocation that carries the clock to its bucket's end is in flight
+    // there: the level at that end is the one before it. Counted with it, a
+    // block freed at once (malloc; free) or a buffer rebuilt longer (the old
+    // and the new copy) is live at every bucket's end that its own bytes
+    // crossed (docs/classification.md, "Input").
+    const bool in_flight = moves && now + moves >= tl.run.end_of(tl.run.current);
+    s->clock.add(tl.run, delta, dense_series, in_flight);
+    tl.totals[static_cast<UInt>(s->space)].add(tl.run, delta, in_flight);
+}
+
+// Clock units an allocation of `bytes` at s adds.
+static ULong clock_moves(const Site* s, SizeT bytes) {
+    return clo.time_unit == TimeUnit::bytes && moves_clock(s) ? bytes : 0;
 }
 
 void timeline_alloc(Site* s, SizeT bytes) {
@@ -124,7 +137,7 @@ void timeline_alloc(Site* s, SizeT bytes) {
     if (tl.torn_down) return;
     // An allocation happens when it starts: a big one at start-up belongs
     // to the start, not to the span of clock its own bytes make.
-    record(s, static_cast<i64>(bytes));
+    record(s, static_cast<i64>(bytes), clock_moves(s, bytes));
     if (moves_clock(s)) tl.bytes_allocated += bytes;
     s->live_blocks++;
     s->allocated_blocks++;
@@ -147,7 +160,8 @@ void timeline_split(Site* s) {
 void timeline_resize(Site* s, SizeT from, SizeT to) {
     s->live_bytes_now += to - from; // modulo 2^64: a shrink subtracts
     if (tl.torn_down) return;
-    record(s, static_cast<i64>(to) - static_cast<i64>(from));
+    record(s, static_cast<i64>(to) - static_cast<i64>(from),
+           to > from ? clock_moves(s, to - from) : 0);
     if (to <= from) return;
     if (moves_clock(s)) tl.bytes_allocated += to - from;
     if (static_cast<ULong>(s->clock.live) > s->peak_bytes) s->peak_bytes = s->clock.live;
