@@ -124,6 +124,31 @@ class Projection(TestCase):
                                 r"\(--limit\) after ~2\dk more marks \(~[\d.]+ min at --mark-rate\), "
                                 r"at \+96 bytes per mark, 100% of it at handle_request \(mark_leak.c:\d+\)")
 
+    def test_bounded_holders_over_the_limit_only_when_full(self):
+        # Issue 43, B12: 192,000 bytes live, 9.2 MiB once the array's
+        # 100,000 slots are full: "already over the 1 MiB limit" was the
+        # heap at the bound, not now.
+        r = run([program("bounded_marks")], options=["--limit=1M", "--mark-rate=10/s"])
+        self.assertEqual(r.rc, 0, r.log)
+        p = r.report["projection"]
+        self.assertEqual(p["live_bytes"], 2000 * 96)
+        self.assertGreater(p["live_bytes"] + p["to_bounds_bytes"], 1 << 20)
+        self.assertNotIn("already over", r.log)
+        expected = ((1 << 20) - p["live_bytes"]) / 96
+        self.assertAlmostEqual(p["marks_to_limit"], expected, delta=expected / 10)
+        self.assertRegex(r.log, r"projection: at its holders' bounds the heap would be 9\.\d MiB, "
+                                r"over the 1 MiB limit \(--limit\): the heap \(1\d\d KiB now\) "
+                                r"reaches it after ~\d\.\dk more marks \(~1\d min at --mark-rate\), "
+                                r"at \+96 bytes per mark")
+        # Over the limit now: said so, with the heap now.
+        r = run([program("bounded_marks")], options=["--limit=100K"])
+        self.assertIn("projection: the heap (188 KiB) is already over the 100 KiB limit (--limit)",
+                      r.log)
+        # Under it even at the bounds.
+        r = run([program("bounded_marks")], options=["--limit=20M"])
+        self.assertRegex(r.log, r"the heap \(188 KiB now, 9\.\d MiB at its holders' bounds\) "
+                                r"stays under the 20 MiB limit")
+
     def test_limit_by_the_clock_without_marks(self):
         r = run([program("grow_list")], options=["--limit=64M"])
         p = r.report["projection"]
