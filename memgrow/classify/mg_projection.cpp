@@ -10,11 +10,16 @@ namespace {
 ULong limit_bytes;
 const HChar* limit_source = "";
 
-// Reads a small file (a cgroup control file) into buf; false when absent.
+// Reads a small file (a cgroup control file) into buf; false when absent or
+// not a regular file (opened without blocking: a FIFO named by
+// MEMGROW_TEST_MEMORY_MAX waited for a writer before the program started).
 bool read_small_file(const HChar* path, HChar* buf, Int size) {
-    SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+    SysRes r = VG_(open)(path, VKI_O_RDONLY | VKI_O_NONBLOCK, 0);
     if (sr_isError(r)) return false;
-    Int n = VG_(read)(sr_Res(r), buf, size - 1);
+    struct vg_stat st;
+    Int n = VG_(fstat)(sr_Res(r), &st) == 0 && VKI_S_ISREG(st.mode)
+                ? VG_(read)(sr_Res(r), buf, size - 1)
+                : 0;
     VG_(close)(sr_Res(r));
     if (n <= 0) return false;
     buf[n] = 0;
@@ -22,13 +27,26 @@ bool read_small_file(const HChar* path, HChar* buf, Int size) {
 }
 
 // The limit in a memory.max (v2) or memory.limit_in_bytes (v1) file: a
-// number of bytes; "max", or v1's page-rounded 2^63, means none.
+// number of bytes and a newline; "max", or v1's page-rounded 2^63, means
+// none. So does anything else: a number with more digits than a limit has
+// (overflowing: 10^23 read as 178 PiB) or followed by garbage ("12345abc"
+// read as 12.1 KiB).
 ULong limit_in(const HChar* path) {
     HChar buf[64];
     if (!read_small_file(path, buf, sizeof buf)) return 0;
     HChar* end;
     Long n = VG_(strtoll10)(buf, &end);
-    if (end == buf || n <= 0 || static_cast<ULong>(n) >= (1ull << 62)) return 0;
+    const HChar* digits = buf;
+    while (*digits == ' ' || *digits == '\t')
+        ++digits;
+    const HChar* rest = end;
+    while (*rest == ' ' || *rest == '\t' || *rest == '\n')
+        ++rest;
+    // 19 digits hold v1's "no limit" (2^63 rounded to pages); more overflow.
+    const bool number = end != buf && !*rest && end - digits <= 19 && n > 0;
+    if (!number && VG_(strncmp)(buf, "max", 3) != 0 && VG_(clo_verbosity) > 1)
+        VG_(umsg)("memgrow: %s does not hold a limit in bytes: no limit\n", path);
+    if (!number || static_cast<ULong>(n) >= (1ull << 62)) return 0;
     return static_cast<ULong>(n);
 }
 
@@ -56,18 +74,27 @@ ULong cgroup_limit() {
     return found;
 }
 
-// "~2.5 h", "~14 min", "~3.2 days".
+// "under a minute", "~14 min", "~2.5 h", "~3.2 days", "~41 years", "more
+// than 1,000 years": no figure longer than three digits.
 void format_hours(double h, HChar* out) {
+    constexpr double kYear = 365.25 * 24;
     HChar n[48];
-    if (h < 1) {
+    if (h * 60 < 1) {
+        VG_(strcpy)(out, "under a minute");
+    } else if (h < 1) {
         format_decimal(h * 60, h * 60 < 10 ? 1 : 0, n);
         VG_(sprintf)(out, "~%s min", n);
     } else if (h < 72) {
         format_decimal(h, 1, n);
         VG_(sprintf)(out, "~%s h", n);
-    } else {
-        format_decimal(h / 24, 1, n);
+    } else if (h < kYear) {
+        format_decimal(h / 24, h / 24 < 100 ? 1 : 0, n);
         VG_(sprintf)(out, "~%s days", n);
+    } else if (h < 1000 * kYear) {
+        format_decimal(h / kYear, h / kYear < 10 ? 1 : 0, n);
+        VG_(sprintf)(out, "~%s years", n);
+    } else {
+        VG_(strcpy)(out, "more than 1,000 years");
     }
 }
 
@@ -85,7 +112,7 @@ void clock_phrase(double to, double rate, HChar* out, SizeT size) {
     case TimeUnit::millis:
         format_hours(to / 3.6e6, amount);
         VG_(snprintf)
-        (out, size, "after %s more run time under Valgrind, at +%s bytes per ms", amount, r);
+        (out, size, "in %s more run time under Valgrind, at +%s bytes per ms", amount, r);
         break;
     default:
         projection::format_size(to, amount);
