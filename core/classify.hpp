@@ -51,6 +51,7 @@ struct ClassifyParams {
 struct Growth {
     SiteClass cls = SiteClass::stable;
     const char* rule = "none";    // "trend" (growing by clock), "refleak" (growing by marks),
+                                  // "floor" (growing: its floor rises to the end under spikes),
                                   // "staircase" (growing: a resize staircase whose next step
                                   // is not overdue), "level" (plateau), "none" (stable)
     double rate = 0;              // bytes per bucket: level rise across the last third (growing),
@@ -217,6 +218,35 @@ inline Staircase resize_staircase(const i64* x, unsigned n, unsigned w, double n
     return st;
 }
 
+// A floor that rises to the end under spikes. The floor from a bucket on
+// is the lowest value from there to the end; at the starts of the last four
+// windows of k buckets it must rise at each, by `need` or more in all, and
+// by no more than two thirds of that at one (a last window of spikes only),
+// and the last window must reach a height no bucket between the warm-up
+// and those windows did (x[w..n-4k)). A buffer rebuilt longer, sampled at
+// times with its old and new copy live together, rises along its floor
+// with spikes above it, single or in runs; the spikes defeat the trend's
+// noise test and the level rules. Returns the floor's rise, 0 when none.
+inline double floor_rise(const i64* x, unsigned n, unsigned w, unsigned k, double need) {
+    if (k == 0 || n < w + 4 * k) return 0;
+    i64 low[4];
+    i64 floor = x[n - 1];
+    for (unsigned i = n; i-- > n - 4 * k;) {
+        floor = mathx::min(floor, x[i]);
+        if ((n - i) % k == 0) low[3 - (n - i) / k + 1] = floor;
+    }
+    const double rise = static_cast<double>(low[3]) - static_cast<double>(low[0]);
+    for (unsigned j = 1; j < 4; ++j)
+        if (low[j] <= low[j - 1] || static_cast<double>(low[j] - low[j - 1]) > rise * 2 / 3)
+            return 0;
+    i64 top = x[n - k], before = x[w];
+    for (unsigned i = n - k; i < n; ++i)
+        top = mathx::max(top, x[i]);
+    for (unsigned i = w; i < n - 4 * k; ++i)
+        before = mathx::max(before, x[i]);
+    return top > before && rise >= need ? rise : 0;
+}
+
 // Whether x[from + 1 .. n) holds a value other than x[from].
 inline bool changes_after(const i64* x, unsigned from, unsigned n) {
     for (unsigned i = from + 1; i < n; ++i)
@@ -327,6 +357,21 @@ inline Growth classify_history(const i64* series, unsigned n, const i64* mark_li
             g.rate = st.fill_rate;
             g.confidence = one_minus_half_power(st.steps - 1);
             g.began = static_cast<int>(st.first);
+            return g;
+        }
+    }
+
+    // A floor rising to the end under spikes (rebuilds sampled with both
+    // copies live) is growth: the same rise and noise thresholds as the
+    // trend, on the floor.
+    if (marks == MarkVerdict::none) {
+        const double need = max(max(p.min_rise_bytes, rise_noise), p.growing_rise * abs(end));
+        if (const double rise = floor_rise(series, n, w, k, need)) {
+            g.cls = SiteClass::growing;
+            g.rule = "floor";
+            g.rate = rise / (3 * k);
+            g.confidence = 1 - 1.0 / 24; // four minima rising in turn by chance: 1 in 4!
+            g.began = rise_began(series, w, n - 1, noise_band, p.band_share);
             return g;
         }
     }

@@ -9,11 +9,14 @@
 namespace mg::projection {
 
 struct Input {
-    u64 limit = 0;          // bytes
-    u64 live = 0;           // bytes live now (the heap the sites hold)
-    double per_clock = 0;   // growing sites' combined bytes per clock unit
-    double per_mark = 0;    // ... per mark (0: no mark view)
-    double marks_per_h = 0; // --mark-rate (0: not given)
+    u64 limit = 0;             // bytes
+    u64 live = 0;              // bytes live now (the heap the sites hold)
+    u64 to_bounds = 0;         // what bounded holders still add until they are full
+    double per_clock = 0;      // growing sites' combined bytes per clock unit
+    double per_mark = 0;       // ... per mark (0: no mark view)
+    double fill_per_clock = 0; // the sites filling bounded holders, per clock unit
+    double fill_per_mark = 0;  // ... per mark
+    double marks_per_h = 0;    // --mark-rate (0: not given)
 };
 
 struct Result {
@@ -23,11 +26,25 @@ struct Result {
     double hours_to_limit = -1; // from marks_to_limit and --mark-rate
 };
 
+// The heap with every bounded holder full: the growing sites go on from
+// there. When the limit lies below that, it is reached while the holders
+// fill, with the filling sites' rates added.
+inline u64 live_at_bounds(const Input& in) {
+    return in.live + in.to_bounds;
+}
+inline bool over_at_bounds(const Input& in) {
+    return in.live < in.limit && live_at_bounds(in) >= in.limit;
+}
+
 inline Result project(const Input& in) {
     Result r;
-    double room = in.live >= in.limit ? 0 : static_cast<double>(in.limit - in.live);
-    if (in.per_clock > 0) r.clock_to_limit = room / in.per_clock;
-    if (in.per_mark > 0) r.marks_to_limit = room / in.per_mark;
+    const bool filling = over_at_bounds(in);
+    const u64 from = filling ? in.live : live_at_bounds(in);
+    const double room = from >= in.limit ? 0 : static_cast<double>(in.limit - from);
+    const double per_clock = in.per_clock + (filling ? in.fill_per_clock : 0);
+    const double per_mark = in.per_mark + (filling ? in.fill_per_mark : 0);
+    if (per_clock > 0) r.clock_to_limit = room / per_clock;
+    if (per_mark > 0) r.marks_to_limit = room / per_mark;
     if (r.marks_to_limit >= 0 && in.marks_per_h > 0)
         r.hours_to_limit = r.marks_to_limit / in.marks_per_h;
     return r;

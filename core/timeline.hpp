@@ -64,7 +64,9 @@ struct BucketClock {
 // alloc[i] - live_end[i], which keeps the struct at 1 KiB.
 struct SiteSeries {
     i64 live_end[kBuckets] = {};
-    u64 alloc[kBuckets] = {};
+    // One more: an allocation in flight over the end of the last bucket
+    // (see add), until the clock's next merge moves it into place.
+    u64 alloc[kBuckets + 1] = {};
     i64 live = 0;  // current live bytes in this view
     u32 last = 0;  // last bucket touched
     u32 gen = 0;   // clock generation the arrays are laid out for
@@ -73,6 +75,7 @@ struct SiteSeries {
     void clear() {
         for (u32 i = 0; i < kBuckets; ++i)
             live_end[i] = 0, alloc[i] = 0;
+        alloc[kBuckets] = 0;
         live = 0, last = 0, gen = 0, folds = 0;
     }
 
@@ -88,11 +91,15 @@ struct SiteSeries {
     }
 
     // Records an allocation (+bytes) or a free (-bytes) at the clock's now.
-    void add(const BucketClock& c, i64 delta) {
+    // in_flight: an allocation that carries the clock to the end of its
+    // bucket (the bytes-allocated clock, records/mg_timeline.cpp); it counts
+    // in the next bucket, so the level at this end is the one before it.
+    void add(const BucketClock& c, i64 delta, bool in_flight = false) {
         sync(c);
         live += delta;
-        live_end[last] = live;
-        if (delta > 0) alloc[last] += static_cast<u64>(delta);
+        const u32 at = in_flight ? last + 1 : last;
+        if (at == last) live_end[last] = live; // a later bucket is filled by sync
+        if (delta > 0) alloc[at] += static_cast<u64>(delta);
     }
 
     // Bytes freed within bucket i (derived).
@@ -105,7 +112,8 @@ struct SiteSeries {
     // The series was last touched before the clock's latest fold, so its
     // level has not changed since: the whole past is bucket 0.
     void fold(u32 clock_folds) {
-        u64 past = 0;
+        u64 past = alloc[kBuckets];
+        alloc[kBuckets] = 0;
         for (u32 i = 0; i < kBuckets; ++i)
             past += alloc[i], live_end[i] = 0, alloc[i] = 0;
         live_end[0] = live;
@@ -130,6 +138,8 @@ struct SiteSeries {
         if (last >= fixed && (last - fixed) % 2 == 0) live_end[(last + fixed) / 2] = live;
         for (u32 i = n; i < kBuckets; ++i)
             live_end[i] = 0, alloc[i] = 0;
+        alloc[(kBuckets + fixed) / 2] += alloc[kBuckets]; // in flight over the old end
+        alloc[kBuckets] = 0;
         last = last >= fixed ? (last + fixed) / 2 : last;
     }
 };
@@ -198,20 +208,22 @@ struct SparseSeries {
     // Records an allocation (+bytes) or a free (-bytes) at the clock's now;
     // `alloc` gives the SiteSeries memory the first time it is needed (the
     // tool's allocator, or malloc in the tests); on failure the site stays
-    // sparse and merges its change into its last touched bucket.
-    void add(const BucketClock& c, i64 delta, Alloc alloc) {
+    // sparse and merges its change into its last touched bucket. in_flight:
+    // as SiteSeries::add, the change touches the next bucket.
+    void add(const BucketClock& c, i64 delta, Alloc alloc, bool in_flight = false) {
         sync(c);
-        const bool same_bucket = n && bucket[n - 1] == last;
+        const u32 at = in_flight ? last + 1u : last;
+        const bool same_bucket = n && bucket[n - 1] == at;
         if (!is_dense && !same_bucket && n == 2) promote(alloc);
         if (is_dense) {
-            dense_->add(c, delta);
+            dense_->add(c, delta, in_flight);
             live = dense_->live;
         } else if (!same_bucket) {
             if (n == 1) first_ = First{live, allocated}; // bucket[0] ends here
             if (n < 2)
-                bucket[n++] = last;
+                bucket[n++] = static_cast<u8>(at);
             else
-                bucket[1] = last; // out of memory: coarser, never wrong in total
+                bucket[1] = static_cast<u8>(last); // out of memory: coarser, never wrong in total
         }
         if (!is_dense) live += delta;
         if (delta > 0) allocated += static_cast<u64>(delta);

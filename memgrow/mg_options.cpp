@@ -208,12 +208,14 @@ static Bool parse_limit(const HChar* arg, const HChar* val) {
 }
 
 // --mark-rate=N/s, N/m or N/h (N may have decimals): the program's real
-// rate of marks, which Valgrind cannot see.
+// rate of marks, which Valgrind cannot see. At most 10^9 per second (a
+// whole part of more digits would overflow).
 static Bool parse_mark_rate(const HChar* arg, const HChar* val) {
+    constexpr double kMaxPerH = 3.6e12;
     HChar* end;
     Long whole = VG_(strtoll10)(val, &end);
     double n = static_cast<double>(whole), scale = 1;
-    bool digits = end != val;
+    bool digits = end != val && end - val <= 13;
     if (*end == '.')
         for (++end; *end >= '0' && *end <= '9'; ++end)
             scale /= 10, n += (*end - '0') * scale, digits = true;
@@ -221,8 +223,10 @@ static Bool parse_mark_rate(const HChar* arg, const HChar* val) {
                    : VG_STREQ(end, "/m") ? 60
                    : VG_STREQ(end, "/h") ? 1
                                          : 0;
-    if (!digits || whole < 0 || n <= 0 || per_h == 0 || VG_(strlen)(val) > 24) {
-        VG_(fmsg_bad_option)(arg, "expected marks per second, minute or hour (100/s, 2.5/h)\n");
+    if (!digits || whole < 0 || n <= 0 || per_h == 0 || VG_(strlen)(val) > 24 ||
+        n * per_h > kMaxPerH) {
+        VG_(fmsg_bad_option)
+        (arg, "expected marks per second, minute or hour (100/s, 2.5/h), at most 10^9/s\n");
         return False;
     }
     clo.mark_rate_per_h = n * per_h;

@@ -10,11 +10,16 @@ namespace {
 ULong limit_bytes;
 const HChar* limit_source = "";
 
-// Reads a small file (a cgroup control file) into buf; false when absent.
+// Reads a small file (a cgroup control file) into buf; false when absent or
+// not a regular file (opened without blocking: a FIFO named by
+// MEMGROW_TEST_MEMORY_MAX waited for a writer before the program started).
 bool read_small_file(const HChar* path, HChar* buf, Int size) {
-    SysRes r = VG_(open)(path, VKI_O_RDONLY, 0);
+    SysRes r = VG_(open)(path, VKI_O_RDONLY | VKI_O_NONBLOCK, 0);
     if (sr_isError(r)) return false;
-    Int n = VG_(read)(sr_Res(r), buf, size - 1);
+    struct vg_stat st;
+    Int n = VG_(fstat)(sr_Res(r), &st) == 0 && VKI_S_ISREG(st.mode)
+                ? VG_(read)(sr_Res(r), buf, size - 1)
+                : 0;
     VG_(close)(sr_Res(r));
     if (n <= 0) return false;
     buf[n] = 0;
@@ -22,13 +27,26 @@ bool read_small_file(const HChar* path, HChar* buf, Int size) {
 }
 
 // The limit in a memory.max (v2) or memory.limit_in_bytes (v1) file: a
-// number of bytes; "max", or v1's page-rounded 2^63, means none.
+// number of bytes and a newline; "max", or v1's page-rounded 2^63, means
+// none. So does anything else: a number with more digits than a limit has
+// (overflowing: 10^23 read as 178 PiB) or followed by garbage ("12345abc"
+// read as 12.1 KiB).
 ULong limit_in(const HChar* path) {
     HChar buf[64];
     if (!read_small_file(path, buf, sizeof buf)) return 0;
     HChar* end;
     Long n = VG_(strtoll10)(buf, &end);
-    if (end == buf || n <= 0 || static_cast<ULong>(n) >= (1ull << 62)) return 0;
+    const HChar* digits = buf;
+    while (*digits == ' ' || *digits == '\t')
+        ++digits;
+    const HChar* rest = end;
+    while (*rest == ' ' || *rest == '\t' || *rest == '\n')
+        ++rest;
+    // 19 digits hold v1's "no limit" (2^63 rounded to pages); more overflow.
+    const bool number = end != buf && !*rest && end - digits <= 19 && n > 0;
+    if (!number && VG_(strncmp)(buf, "max", 3) != 0 && VG_(clo_verbosity) > 1)
+        VG_(umsg)("memgrow: %s does not hold a limit in bytes: no limit\n", path);
+    if (!number || static_cast<ULong>(n) >= (1ull << 62)) return 0;
     return static_cast<ULong>(n);
 }
 
@@ -56,18 +74,27 @@ ULong cgroup_limit() {
     return found;
 }
 
-// "~2.5 h", "~14 min", "~3.2 days".
+// "under a minute", "~14 min", "~2.5 h", "~3.2 days", "~41 years", "more
+// than 1,000 years": no figure longer than three digits.
 void format_hours(double h, HChar* out) {
+    constexpr double kYear = 365.25 * 24;
     HChar n[48];
-    if (h < 1) {
+    if (h * 60 < 1) {
+        VG_(strcpy)(out, "under a minute");
+    } else if (h < 1) {
         format_decimal(h * 60, h * 60 < 10 ? 1 : 0, n);
         VG_(sprintf)(out, "~%s min", n);
     } else if (h < 72) {
         format_decimal(h, 1, n);
         VG_(sprintf)(out, "~%s h", n);
-    } else {
-        format_decimal(h / 24, 1, n);
+    } else if (h < kYear) {
+        format_decimal(h / 24, h / 24 < 100 ? 1 : 0, n);
         VG_(sprintf)(out, "~%s days", n);
+    } else if (h < 1000 * kYear) {
+        format_decimal(h / kYear, h / kYear < 10 ? 1 : 0, n);
+        VG_(sprintf)(out, "~%s years", n);
+    } else {
+        VG_(strcpy)(out, "more than 1,000 years");
     }
 }
 
@@ -85,7 +112,7 @@ void clock_phrase(double to, double rate, HChar* out, SizeT size) {
     case TimeUnit::millis:
         format_hours(to / 3.6e6, amount);
         VG_(snprintf)
-        (out, size, "after %s more run time under Valgrind, at +%s bytes per ms", amount, r);
+        (out, size, "in %s more run time under Valgrind, at +%s bytes per ms", amount, r);
         break;
     default:
         projection::format_size(to, amount);
@@ -94,12 +121,21 @@ void clock_phrase(double to, double rate, HChar* out, SizeT size) {
     }
 }
 
+// The rules' rates are per bucket (of marks, of the clock).
+double rate_of(const Growth& g, bool by_marks) {
+    return by_marks ? g.rate_per_mark / static_cast<double>(tl.marks.width ? tl.marks.width : 1)
+                    : g.rate / static_cast<double>(tl.run.width ? tl.run.width : 1);
+}
+
 double site_rate(const Projection& p, const Analysis& a, UInt id) {
     const Growth& g = a.growth[id];
-    if (g.cls != SiteClass::growing) return 0;
-    // The rules' rates are per bucket (of marks, of the clock).
-    return p.by_marks ? g.rate_per_mark / static_cast<double>(tl.marks.width ? tl.marks.width : 1)
-                      : g.rate / static_cast<double>(tl.run.width ? tl.run.width : 1);
+    return g.cls == SiteClass::growing ? rate_of(g, p.by_marks) : 0;
+}
+
+// A site whose bounded holders are not full yet fills them at the rate it
+// rose at (the bounded-holder rule keeps it).
+ULong to_bounds_of(const Growth& g, ULong live) {
+    return g.bound >= 0 && g.bound_bytes > live ? g.bound_bytes - live : 0;
 }
 
 } // namespace
@@ -121,12 +157,15 @@ Projection projection_of(const Analysis& a) {
     p.in.limit = limit_bytes;
     p.in.marks_per_h = clo.mark_rate_per_h;
     for (UInt id = 0; id < a.n_sites; ++id) {
-        ULong live = static_cast<ULong>(SiteView(id)->clock.live);
+        const ULong live = static_cast<ULong>(SiteView(id)->clock.live);
         const Growth& g = a.growth[id];
-        if (g.bound >= 0 && g.bound_bytes > live) p.to_bounds += g.bound_bytes - live;
         p.in.live += live;
+        if (const ULong more = to_bounds_of(g, live)) {
+            p.in.to_bounds += more;
+            p.in.fill_per_mark += rate_of(g, true);
+            p.in.fill_per_clock += rate_of(g, false);
+        }
     }
-    p.in.live += p.to_bounds;
     // Growth per mark where the program marks its steps, else per clock.
     for (int pass = 0; pass < 2; ++pass) {
         p.by_marks = pass == 0;
@@ -135,7 +174,7 @@ Projection projection_of(const Analysis& a) {
             sum += site_rate(p, a, id);
         (p.by_marks ? p.in.per_mark : p.in.per_clock) = sum;
     }
-    p.by_marks = p.in.per_mark > 0;
+    p.by_marks = p.in.per_mark > 0 || (projection::over_at_bounds(p.in) && p.in.fill_per_mark > 0);
     p.out = projection::project(p.in);
     double best = 0;
     for (UInt id = 0; id < a.n_sites; ++id)
@@ -149,15 +188,33 @@ double projection_share(const Projection& p, const Analysis& a, UInt id) {
     return total > 0 ? site_rate(p, a, id) / total : 0;
 }
 
+// "after ~21k more marks (~7.1 min at --mark-rate), at +96 bytes per mark",
+// or the clock's words (clock_phrase).
+void when_phrase(const Projection& p, double to, double rate, HChar* out, SizeT size) {
+    if (!p.by_marks) {
+        clock_phrase(to, rate, out, size);
+        return;
+    }
+    HChar amount[48], per[48], hours[64] = {};
+    projection::format_count(to, amount);
+    projection::format_size(rate, per);
+    if (p.out.hours_to_limit >= 0) {
+        HChar h[48];
+        format_hours(p.out.hours_to_limit, h);
+        VG_(snprintf)(hours, sizeof hours, " (%s at --mark-rate)", h);
+    }
+    VG_(snprintf)(out, size, "after ~%s more marks%s, at +%s per mark", amount, hours, per);
+}
+
 void projection_print(const Projection& p, const Analysis& a) {
     if (!p.on) return;
     HChar limit[48], live[48];
     projection::format_size(static_cast<double>(p.in.limit), limit);
     projection::format_size(static_cast<double>(p.in.live), live);
     const HChar* from = p.source[0] == 'o' ? "--limit" : "the cgroup's";
-    if (p.to_bounds) {
+    if (p.in.to_bounds) {
         HChar bounds[48];
-        projection::format_size(static_cast<double>(p.to_bounds), bounds);
+        projection::format_size(static_cast<double>(p.in.to_bounds), bounds);
         VG_(umsg)
         ("projection: bounded holders add %s until they are full: counted in the heap\n", bounds);
     }
@@ -167,28 +224,33 @@ void projection_print(const Projection& p, const Analysis& a) {
         ("projection: the heap (%s) is already over the %s limit (%s)\n", live, limit, from);
         return;
     }
-    if (to < 0) {
+    HChar when[200], share[300] = {};
+    HChar full[48], at_bounds[80] = {};
+    projection::format_size(static_cast<double>(projection::live_at_bounds(p.in)), full);
+    if (p.in.to_bounds)
+        VG_(snprintf)(at_bounds, sizeof at_bounds, ", %s at its holders' bounds", full);
+    if (projection::over_at_bounds(p.in)) {
+        // Under the limit now; over it once the bounded holders are full.
+        VG_(strcpy)(when, "as they fill");
+        if (to >= 0)
+            when_phrase(p, to,
+                        p.by_marks ? p.in.per_mark + p.in.fill_per_mark
+                                   : p.in.per_clock + p.in.fill_per_clock,
+                        when, sizeof when);
         VG_(umsg)
-        ("projection: no site grows: at its current rates the heap (%s) stays under the "
-         "%s limit (%s)\n",
-         live, limit, from);
+        ("projection: at its holders' bounds the heap would be %s, over the %s limit (%s): "
+         "the heap (%s now) reaches it %s\n",
+         full, limit, from, live, when);
         return;
     }
-    HChar when[200], share[300] = {};
-    if (p.by_marks) {
-        HChar amount[48], rate[48], hours[64] = {};
-        projection::format_count(to, amount);
-        projection::format_size(p.in.per_mark, rate);
-        if (p.out.hours_to_limit >= 0) {
-            HChar h[48];
-            format_hours(p.out.hours_to_limit, h);
-            VG_(snprintf)(hours, sizeof hours, " (%s at --mark-rate)", h);
-        }
-        VG_(snprintf)
-        (when, sizeof when, "after ~%s more marks%s, at +%s per mark", amount, hours, rate);
-    } else {
-        clock_phrase(to, p.in.per_clock, when, sizeof when);
+    if (to < 0) {
+        VG_(umsg)
+        ("projection: no site grows: at its current rates the heap (%s now%s) stays under the "
+         "%s limit (%s)\n",
+         live, at_bounds, limit, from);
+        return;
     }
+    when_phrase(p, to, p.by_marks ? p.in.per_mark : p.in.per_clock, when, sizeof when);
     if (p.top_site >= 0) {
         HChar title[256];
         site_title(SiteView(static_cast<UInt>(p.top_site)), title, sizeof title);
@@ -216,8 +278,8 @@ void projection_write_json(JsonWriter& w, const Projection& p, const Analysis& a
     w.begin_object();
     w.member_u("limit_bytes", p.in.limit);
     w.member("limit_source", p.source);
-    w.member_u("live_bytes", p.in.live - p.to_bounds);
-    w.member_u("to_bounds_bytes", p.to_bounds);
+    w.member_u("live_bytes", p.in.live);
+    w.member_u("to_bounds_bytes", p.in.to_bounds);
     w.member("basis", p.by_marks ? "marks" : "clock");
     w.member_num("rate_per_clock", p.in.per_clock);
     w.member_num("rate_per_mark", p.in.per_mark);

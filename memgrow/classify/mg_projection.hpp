@@ -16,9 +16,6 @@ struct Projection {
     projection::Input in;
     projection::Result out;
     Int top_site = -1; // the growing site with the largest share
-    // What bounded holders still add until they are full (docs/holders.md):
-    // in.live counts their sites at the bounds, not extrapolated.
-    ULong to_bounds = 0;
 };
 
 // After options: the cgroup's limit when --limit is not given.

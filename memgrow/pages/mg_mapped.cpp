@@ -11,6 +11,8 @@ namespace mg {
 namespace {
 
 constexpr UWord kMapAnonymous = 0x20; // amd64 Linux
+// madvise advice that gives the pages back (amd64 Linux).
+constexpr UWord kMadvDontneed = 4, kMadvFree = 8, kMadvRemove = 9;
 
 // The mappings by address (the blocks are in Table::mapped by start too):
 // mappings do not overlap, so "holds a" is an order.
@@ -164,6 +166,11 @@ void mapped_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res
     }
     case __NR_munmap:
         unmap(args[0], args[0] + page_up(args[1]));
+        timeline_pages_released(page_up(args[1]));
+        break;
+    case __NR_madvise:
+        if (args[2] == kMadvDontneed || args[2] == kMadvFree || args[2] == kMadvRemove)
+            timeline_pages_released(page_up(args[1]));
         break;
     case __NR_mremap: {
         // As realloc: the old extent ends, the new one is the mremap's.
@@ -174,6 +181,7 @@ void mapped_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res
         if (old_len) unmap(from, from + old_len);
         unmap(to, to + new_len);
         if (tracked) map(tid, to, new_len);
+        if (new_len < old_len) timeline_pages_released(old_len - new_len);
         break;
     }
     case __NR_brk: {
@@ -183,7 +191,7 @@ void mapped_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res
         if (brk_top && top > brk_top)
             map(tid, brk_top, top - brk_top);
         else if (brk_top && top < brk_top)
-            unmap(top, brk_top);
+            unmap(top, brk_top), timeline_pages_released(brk_top - top);
         brk_top = top;
         break;
     }

@@ -69,6 +69,10 @@ void timeline_warmup_announced();
 // A start-up call of the CUDA driver (cuInit, a context's creation) begins
 // or ends; the end of one folds the run clock when they took most of it.
 void timeline_device_startup(bool begin);
+// The client gave pages back to the kernel (munmap, madvise, a shrinking
+// mremap or brk): a large release makes the next bucket's end sample the
+// resident bytes however recent the last sample (docs/pages.md).
+void timeline_pages_released(SizeT bytes);
 // Freezes the classified state. Returns false if teardown had already begun.
 bool timeline_teardown(UInt reason);
 // Brings every series up to the clocks (before reading them for a report).

@@ -66,6 +66,21 @@ class Classes(TestCase):
         line = source_line(f"{SRC}/churn.c", "CHURN_HERE")
         self.assertClass(r, "stable", file="churn.c", line=line)
 
+    def test_churn_with_nothing_live_is_stable(self):
+        # Issue 43, B12: the block whose own bytes carried the clock over a
+        # bucket's end was counted live there; the site held 4,096 bytes at
+        # every end and was a plateau of 0 bytes.
+        r = run([program("churn_none_live")]).report
+        line = source_line(f"{SRC}/churn_none_live.c", "CHURN_NONE_LIVE")
+        for site in self.assertClass(r, "stable", file="churn_none_live.c", line=line):
+            self.assertEqual(site["live_bytes"], 0)
+            # Only while the buckets were narrower than a block (the first
+            # 64 blocks: 8 buckets of the end's width) does a block span
+            # several ends, and count at those past the first.
+            self.assertEqual(max(site["series"][8:]), 0, site["series"])
+        self.assertNoClass(r, "plateau")
+        self.assertNoClass(r, "growing")
+
     def test_one_big_startup_allocation_is_stable(self):
         r = run([program("startup_big")]).report
         line = source_line(f"{SRC}/startup_big.c", "BIG_HERE")

@@ -97,7 +97,10 @@ class ReportOnRequest(TestCase):
                                 ("--limit=-1G", "expected a size in bytes"),
                                 ("--mark-rate=100", "expected marks per second"),
                                 ("--mark-rate=0/s", "expected marks per second"),
-                                ("--mark-rate=x/s", "expected marks per second")):
+                                ("--mark-rate=x/s", "expected marks per second"),
+                                # Issue 43, C2: overflowing, or past 10^9 a second.
+                                ("--mark-rate=99999999999999999999/h", "at most 10^9/s"),
+                                ("--mark-rate=1000000001/s", "at most 10^9/s")):
             with self.subTest(option):
                 r = run([program("grow_list")], options=[option])
                 self.assertNotEqual(r.rc, 0)
@@ -124,6 +127,42 @@ class Projection(TestCase):
                                 r"\(--limit\) after ~2\dk more marks \(~[\d.]+ min at --mark-rate\), "
                                 r"at \+96 bytes per mark, 100% of it at handle_request \(mark_leak.c:\d+\)")
 
+    def test_bounded_holders_over_the_limit_only_when_full(self):
+        # Issue 43, B12: 192,000 bytes live, 9.2 MiB once the array's
+        # 100,000 slots are full: "already over the 1 MiB limit" was the
+        # heap at the bound, not now.
+        r = run([program("bounded_marks")], options=["--limit=1M", "--mark-rate=10/s"])
+        self.assertEqual(r.rc, 0, r.log)
+        p = r.report["projection"]
+        self.assertEqual(p["live_bytes"], 2000 * 96)
+        self.assertGreater(p["live_bytes"] + p["to_bounds_bytes"], 1 << 20)
+        self.assertNotIn("already over", r.log)
+        expected = ((1 << 20) - p["live_bytes"]) / 96
+        self.assertAlmostEqual(p["marks_to_limit"], expected, delta=expected / 10)
+        self.assertRegex(r.log, r"projection: at its holders' bounds the heap would be 9\.\d MiB, "
+                                r"over the 1 MiB limit \(--limit\): the heap \(1\d\d KiB now\) "
+                                r"reaches it after ~\d\.\dk more marks \(~1\d min at --mark-rate\), "
+                                r"at \+96 bytes per mark")
+        # Over the limit now: said so, with the heap now.
+        r = run([program("bounded_marks")], options=["--limit=100K"])
+        self.assertIn("projection: the heap (188 KiB) is already over the 100 KiB limit (--limit)",
+                      r.log)
+        # Under it even at the bounds.
+        r = run([program("bounded_marks")], options=["--limit=20M"])
+        self.assertRegex(r.log, r"the heap \(188 KiB now, 9\.\d MiB at its holders' bounds\) "
+                                r"stays under the 20 MiB limit")
+
+    def test_times_in_words_of_their_size(self):
+        # Issue 43, C2: "~0 min", "~74564571111111.1 days", "~3817748624.2 days".
+        for options, words in ((["--limit=2M", "--mark-rate=1000000000/s"], "under a minute"),
+                               (["--limit=2M", "--mark-rate=30/h"], r"~2\d\.\d days"),
+                               (["--limit=2M", "--mark-rate=1/h"], r"~2\.\d years"),
+                               (["--limit=2M", "--mark-rate=0.0000001/h"], "more than 1,000 years"),
+                               (["--limit=8T", "--mark-rate=1/h"], "more than 1,000 years")):
+            with self.subTest(options):
+                r = run([program("mark_leak"), "600"], options=options)
+                self.assertRegex(r.log, rf"more marks \({words} at --mark-rate\)")
+
     def test_limit_by_the_clock_without_marks(self):
         r = run([program("grow_list")], options=["--limit=64M"])
         p = r.report["projection"]
@@ -142,11 +181,29 @@ class Projection(TestCase):
             p = r.report["projection"]
             self.assertEqual((p["limit_bytes"], p["limit_source"]), (4 << 30, "cgroup"))
             self.assertIn("no site grows", r.log)
-            with open(limit, "w") as f:
-                f.write("max\n")  # no limit: no projection
-            r = run([program("churn")], env={"MEMGROW_TEST_MEMORY_MAX": limit})
+            # No limit, so no projection: "max", and (issue 43, C2) a number
+            # that overflows (was 178 PiB) or is followed by garbage (was
+            # 12.1 KiB), said so with -v.
+            for text in ("max", "99999999999999999999999", "12345abc"):
+                with self.subTest(text):
+                    with open(limit, "w") as f:
+                        f.write(text + "\n")
+                    r = run([program("churn")], options=["-v"],
+                            env={"MEMGROW_TEST_MEMORY_MAX": limit})
+                    self.assertNotIn("projection", r.report)
+                    self.assertNotIn("projection:", r.log)
+                    self.assertEqual(f"{limit} does not hold a limit in bytes" in r.log,
+                                     text != "max", r.log)
+
+    def test_a_fifo_for_the_cgroup_file_does_not_block(self):
+        # Issue 43, C2: opening the FIFO waited for a writer before the
+        # program started.
+        with tempfile.TemporaryDirectory() as tmp:
+            fifo = os.path.join(tmp, "memory.max")
+            os.mkfifo(fifo)
+            r = run([program("churn")], env={"MEMGROW_TEST_MEMORY_MAX": fifo}, timeout=60)
+            self.assertEqual(r.rc, 0, r.log)
             self.assertNotIn("projection", r.report)
-            self.assertNotIn("projection:", r.log)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ client's resident bytes (mincore), and the html chart "heap vs mapped vs
 resident". pages_seed allocates 32 MiB of small blocks and frees them, and
 unmaps a 16 MiB buffer: the heap and the mapped bytes go back to their
 start, the resident bytes do not (the allocator keeps the heap's pages).
-The page is opened in headless Chromium and its screenshot kept as a test
+pages_dontneed gives 64 MiB back with MADV_DONTNEED: the resident bytes fall
+in the bucket it happened in. The page is opened in headless Chromium and its screenshot kept as a test
 artifact ($MG_BUILD_DIR/tests/artifacts/pages.png)."""
 import os
 import shutil
@@ -98,6 +99,20 @@ class Pages(unittest.TestCase):
         _, log = browse(page, f"--screenshot={shot}", "--window-size=1280,1000")
         with open(shot, "rb") as f:
             self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+
+class Released(unittest.TestCase):
+    def test_resident_falls_at_a_release(self):
+        # Issue 43, B12: the buckets after a 64 MiB MADV_DONTNEED, ended by
+        # small allocations within 50 ms of the last sample, kept the
+        # resident level sampled before it (66 MiB) up to teardown.
+        r = run([program("pages_dontneed")])
+        self.assertEqual(r.rc, 0, r.log)
+        resident = r.report["pages"]["resident"]
+        self.assertGreaterEqual(max(resident), 64 * MIB, resident)
+        # The last 90 allocations are the last 45% of the clock.
+        after = resident[len(resident) * 2 // 3:]
+        self.assertLess(max(after), 32 * MIB, resident)
 
 
 if __name__ == "__main__":

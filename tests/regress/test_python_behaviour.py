@@ -1,7 +1,7 @@
 """Python programs that show each behaviour, classified at their Python
 lines from the JSON report: an ever-growing dict → growing and a bounded
 deque → plateau on every interpreter; on the representative ones (mgtest),
-stored exc_info tuples → growing; lru_cache bounded → plateau, unbounded →
+stored exc_info tuples → growing; buffers rebuilt longer each turn → growing; lru_cache bounded → plateau, unbounded →
 growing; collected reference cycles, a steady loop and `-c pass` → nothing
 growing or leaked (test_python.py runs the steady loop and `-c pass` on
 every interpreter)."""
@@ -88,6 +88,14 @@ class Behaviour(TestCase):
             self.assertNothingGrows(rep, "py_lru.py")
         for rep in self.each("py_lru.py", "unbounded"):
             self.assertClassAt(rep, "py_lru.py", "LRU_RENDER", "growing")
+
+    def test_buffers_rebuilt_longer_grow(self):
+        # Issue 43, B11: under the bytes clock the buffers' own copies carry
+        # the clock over the buckets' ends; sampled with the new copy in
+        # flight beside the old, four buffers were a plateau, one stable.
+        for rep in self.each("py_grow_bytes.py"):
+            self.assertClassAt(rep, "py_grow_bytes.py", "REBUILT_FOUR", "growing")
+            self.assertClassAt(rep, "py_grow_bytes.py", "REBUILT_ONE", "growing")
 
     def test_collected_cycles_do_not_grow(self):
         for rep in self.each("py_gc_cycles.py"):

@@ -120,7 +120,7 @@ void check_evidence(const Growth& g, unsigned n) {
         break;
     case SiteClass::growing:
         BOOST_TEST((std::string(g.rule) == "trend" || std::string(g.rule) == "refleak" ||
-                    std::string(g.rule) == "staircase"));
+                    std::string(g.rule) == "staircase" || std::string(g.rule) == "floor"));
         BOOST_TEST(g.confidence > 0.5);
         BOOST_TEST(g.stopped == -1);
         if (std::string(g.rule) != "refleak") {
@@ -742,6 +742,45 @@ BOOST_AUTO_TEST_CASE(one_buffer_of_random_size_is_never_growing) {
         growing += classify_clock(s, 13).cls == SiteClass::growing;
     }
     BOOST_TEST(growing == 0u);
+}
+
+// Buffers rebuilt longer each turn, sampled by the instruction clock while
+// a copy is made (old and new copy live): spikes above a floor that rises
+// to the end (issue 43, B11, py_grow_bytes.py under --time-unit=i). Four
+// buffers were a plateau by the level rule, one was stable.
+BOOST_AUTO_TEST_CASE(a_floor_rising_under_rebuild_spikes_is_growing) {
+    const Series four = {0,      42332,  78265,  97765,  114265, 103032, 113532, 153965,
+                         165265, 175865, 185865, 195365, 163532, 170532, 177232, 183732,
+                         237465, 245065, 252465, 207732, 213332, 273465, 280065, 286565,
+                         292965, 299265, 244232, 249032, 253732, 322965, 262932, 334265,
+                         339765, 276132, 350465, 355765, 288732, 292832, 371065, 300132};
+    const Series one = {0,      25356, 18753, 23433,  27393,  61776,  68076,  36933,  39633, 42183,
+                        44583,  46863, 49053, 102276, 106296, 110196, 56973,  58803,  60573, 124596,
+                        127956, 65613, 67203, 68763,  70293,  71793,  146496, 149376, 76113, 77493,
+                        157716, 80193, 81513, 165636, 84093,  85353,  173196, 175656, 89043, 90033};
+    for (const Series* s : {&four, &one}) {
+        const Growth g = classify_clock(*s);
+        BOOST_TEST(g.cls == SiteClass::growing);
+        check_evidence(g, static_cast<unsigned>(s->size()));
+    }
+    BOOST_TEST(std::string(classify_clock(one).rule) == "floor");
+}
+
+// Spikes of a copy in flight above a floor that stays flat, single or in
+// runs: never growing by the floor.
+BOOST_AUTO_TEST_CASE(spikes_above_a_flat_floor_are_not_growing) {
+    Noise noise{43};
+    unsigned floor_growing = 0;
+    for (unsigned run = 0; run < 2000; ++run) {
+        Series s(40);
+        bool spike = false;
+        for (unsigned i = 0; i < 40; ++i) {
+            spike = spike ? noise(100) > -20 : noise(100) > 40; // runs of 2.5 on average
+            s[i] = 100000 + noise(2000) + (spike ? 100000 : 0);
+        }
+        floor_growing += std::string(classify_clock(s).rule) == "floor";
+    }
+    BOOST_TEST(floor_growing == 0u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
