@@ -1,6 +1,7 @@
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
 #include "holders/mg_pynames.hpp"
+#include "python/mg_client_memory.hpp"
 #include "python/mg_pylocals.hpp"
 #include "python/mg_pyobject.hpp"
 #include "python/mg_python.hpp"
@@ -266,6 +267,17 @@ Long global_capacity(Addr start) {
     return -1;
 }
 
+// The runs of non-null words of a native array (core/holder_rule.hpp's
+// slots_side_by_side); -1 when it cannot be read.
+Long pointer_runs(Addr at, Long words) {
+    if (words <= 0 || !client_readable(at, static_cast<SizeT>(words) * 8)) return -1;
+    const auto* w = reinterpret_cast<const volatile UWord*>(at);
+    Long runs = 0;
+    for (Long i = 0; i < words; ++i)
+        runs += w[i] && (i == 0 || !w[i - 1]);
+    return runs;
+}
+
 constexpr UInt kMaxWay = 64;
 
 // The blocks from the root down to block i (at most kMaxWay, the nearest).
@@ -325,6 +337,7 @@ void name_holder(ULong key, UChar direct, Holder* h) {
     h->lost = is_block(key) && blocks[key].kind == kDefinite;
     WayBlock way[kMaxWay];
     UInt n = 0;
+    Addr array = 0; // a native array's words, which bound what it holds
     if (is_block(key)) {
         n = way_to(static_cast<UInt>(key), way);
         ULong top = key;
@@ -350,6 +363,7 @@ void name_holder(ULong key, UChar direct, Holder* h) {
                    blocks[key].site < n_wanted_sites &&
                    SiteView(blocks[key].site)->allocated_blocks == 1) {
             h->bound = static_cast<Long>(blocks[key].size / 8); // a fixed heap array
+            array = blocks[key].addr;
         }
     } else {
         root_name(reach::via_root_address(key), path, sizeof path, &kind);
@@ -361,8 +375,12 @@ void name_holder(ULong key, UChar direct, Holder* h) {
         if ((direct & kSomeDirect) && python_runtime_offset(at, &in_runtime, &runtime_size))
             h->bound = static_cast<Long>(runtime_size / 8);
         else if ((direct & kAllDirect) && kind == RootKind::global)
-            h->bound = global_capacity(at);
+            h->bound = global_capacity(at), array = at;
     }
+    // A native array whose blocks are scattered over its slots is a hash
+    // table: its chains are no bound.
+    if (array && h->bound > 0 && !slots_side_by_side(pointer_runs(array, h->bound), h->blocks))
+        h->bound = -1;
     h->path = copy_string(path);
     h->root = kind;
 }
@@ -427,13 +445,23 @@ bool apply_verdict(const BoundedVerdict& v, Growth* g) {
     return true;
 }
 
+} // namespace
+
+bool site_blocks_grew(UInt site) {
+    SiteView v(site);
+    return blocks_grew(static_cast<u64>(v->clock.live > 0 ? v->clock.live : 0), v->live_blocks,
+                       v->clock.allocated, v->allocated_blocks);
+}
+
+namespace {
+
 void bounded_holder_rule(Analysis* a) {
     for (UInt s = 0; s < n_sites; ++s) {
         UInt first = site_first[s], end = site_first[s + 1];
         // Device memory is the driver's: a host array of its addresses is a
         // list of handles, not what bounds it.
         if (first == end || a->growth[s].cls != SiteClass::growing ||
-            SiteView(s)->space != Space::host)
+            SiteView(s)->space != Space::host || site_blocks_grew(s))
             continue;
         Growth g = a->growth[s];
         if (!apply_verdict(verdict_of(entries + first, end - first, holders_site_bytes(s)), &g))
@@ -446,6 +474,35 @@ void bounded_holder_rule(Analysis* a) {
         a->sites_in[static_cast<UInt>(SiteClass::plateau)]++;
         a->bytes_in[static_cast<UInt>(SiteClass::plateau)] += live;
     }
+}
+
+// A Python site its summed series classes a plateau, held by containers with
+// no bound, whose growing sub-sites hold most of it, is growing (rule
+// "unbounded holder", core/holder_rule.hpp): the evidence is its largest
+// growing sub-site's, at the growing sub-sites' summed rate.
+bool unbounded_verdict(const Analysis& a, UInt ps, const Entry* e, UInt n, Growth* g) {
+    ULong unbounded = 0, growing = 0, largest = 0;
+    for (UInt i = 0; i < n; ++i) {
+        UInt h = holder_index(e[i].key);
+        if (h < n_holders && holder_keys[h] == e[i].key && unbounded_container(holders[h]))
+            unbounded += e[i].bytes;
+    }
+    Growth out;
+    double rate = 0;
+    for (UInt id = a.py->sites[ps]->first; id != kNoPySite; id = a.py->next[id]) {
+        if (a.growth[id].cls != SiteClass::growing) continue;
+        auto live = static_cast<ULong>(SiteView(id)->clock.live);
+        growing += live;
+        rate += a.growth[id].rate;
+        if (live >= largest) largest = live, out = a.growth[id];
+    }
+    if (!unbounded_growth(unbounded, py_bytes[ps], growing, a.py->sites[ps]->live_bytes))
+        return false;
+    out.rule = "unbounded holder";
+    out.rate = rate;
+    out.steps = 0, out.next_step = -1; // a sub-site's staircase is not the site's
+    *g = out;
+    return true;
 }
 
 // A run of one site's entries (merged by holder), folded by same_reading
@@ -513,11 +570,18 @@ void python_site_holders(const Analysis& a) {
         PySite* p = a.py->sites[ps];
         Growth g = a.py->growth[ps];
         if (p->space == Space::host &&
+            !blocks_grew(p->live_bytes, p->live_blocks, p->allocated_bytes, p->allocated_blocks) &&
             apply_verdict(verdict_of(e + i, end - i, py_bytes[ps]), &g)) {
             a.py->growth.set(ps, g);
             p->cls = p->history = SiteClass::plateau;
             a.py->in_class[static_cast<UInt>(SiteClass::growing)]--;
             a.py->in_class[static_cast<UInt>(SiteClass::plateau)]++;
+        } else if (p->space == Space::host && p->cls == SiteClass::plateau &&
+                   unbounded_verdict(a, ps, e + i, end - i, &g)) {
+            a.py->growth.set(ps, g);
+            p->cls = p->history = SiteClass::growing;
+            a.py->in_class[static_cast<UInt>(SiteClass::plateau)]--;
+            a.py->in_class[static_cast<UInt>(SiteClass::growing)]++;
         }
     }
     for (UInt i = 0, end; i < n; i = end) {

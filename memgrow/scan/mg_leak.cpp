@@ -667,17 +667,25 @@ const LeakScan* leak_scan() {
     return out;
 }
 
-void leak_scan_teardown(ThreadId tid, Addr caller_sp) {
+void leak_scan_teardown(ThreadId tid, Addr caller_sp, bool for_leaks) {
     if (teardown_scan_done) return;
-    teardown_scan_done = true;
+    teardown_scan_done = for_leaks;
     if (caller_sp > VG_(get_SP)(tid)) sp_override_tid = tid, sp_override = caller_sp;
     keep_stacks();
     Walk w = walk(false);
     sp_override_tid = VG_INVALID_THREADID;
-    for (UInt i = 0; i < w.n; ++i)
+    for (UInt i = 0; for_leaks && i < w.n; ++i)
         if (w.marks[i].state == reach::State::reachable) w.blocks[i]->by_teardown = 1;
     // For the holders, while the program's structures are still whole.
     leak_scan_forget_blocks();
+    keep_blocks(w);
+    release(w);
+}
+
+void leak_scan_for_holders() {
+    leak_scan_forget_blocks();
+    keep_stacks();
+    Walk w = walk(true);
     keep_blocks(w);
     release(w);
 }

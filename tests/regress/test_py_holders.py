@@ -6,15 +6,17 @@ queue), with the holder's type, length and bound read from the objects; a
 line held by bounded holders a third full is a plateau by the rule "bounded
 holder", with the bound and what it reaches at the bound, where the same
 line's history alone says growing."""
+import json
 import os
 import re
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tempfile  # noqa: E402
 
-from mgtest import (SRC, Service, TestCase, python_interpreters,  # noqa: E402
+from mgtest import (REPORT, SRC, Service, TestCase, python_interpreters,  # noqa: E402
                     representative_interpreters, run, source_line)
 
 NAME = "py_holders_service.py"
@@ -286,6 +288,77 @@ class Safety(TestCase):
                 self.assertNotRegex(r.log, r"impossible|internal error|Process terminating")
                 big = [h for h in r.report["holders"] if h["path"] == "__main__.BIG"]
                 self.assertEqual([(h["type"], h["length"]) for h in big], [("dict", 1000000)])
+
+
+def script(name):
+    return os.path.join(SRC, "tests", "regress", name)
+
+
+class WithoutTheLeakReport(TestCase):
+    """The holders come from a walk of their own when the exit's leak report
+    (--leak-check=no) or the teardown scan (--teardown-scan=no) is off: a
+    deque(maxlen=6000) half full still makes its line a plateau."""
+
+    def test_a_bounded_deque_bounds_its_line_with_either_scan_off(self):
+        py = python_interpreters()["running"]
+        line_ = source_line(os.path.join("tests", "regress", "py_base.py"), "BASE_RECENT")
+        for options in (["--leak-check=no"], ["--teardown-scan=no"],
+                        ["--leak-check=no", "--teardown-scan=no"]):
+            with self.subTest(options=options):
+                r = run([*py.argv, script("py_base.py")], options=options)
+                self.assertEqual(r.rc, 0, r.log[-3000:])
+                (ps,) = [p for p in r.report["python_sites"]
+                         if p["frames"][0]["line"] == line_ and p["class"] != "stable"]
+                self.assertEqual((ps["class"], ps["growth"]["rule"]), ("plateau", "bounded holder"),
+                                 ps["growth"])
+                h = ps["held_by"][0]
+                self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
+                                 ("__main__.RECENT", "collections.deque", 3000, 6000))
+                self.assertRegex(r.log, r"held by: __main__\.RECENT \(collections\.deque, "
+                                        r"3,000 of 6,000 items\)")
+
+
+class GrowingToTheEnd(TestCase):
+    """A dict that gains keys to the very end, its last resize in the run's
+    last third (the resize's peak, then the drop, defeats the trend test of
+    the line's summed series): held by a dict with no bound whose items keep
+    coming, the line is growing (rule "unbounded holder"), and every output
+    says so: the log, the exit code (counted once, by the Python site), the
+    JSON classes, and memgrow-report's sarif and junit."""
+
+    def test_a_dict_growing_to_the_end_is_growing_everywhere(self):
+        py = python_interpreters()["running"]
+        line_ = source_line(os.path.join("tests", "regress", "py_dict_grow.py"), "DICT_GROW")
+        r = run([*py.argv, script("py_dict_grow.py"), "120000"],
+                options=["--errors-for=growing", "--error-exitcode=3"])
+        self.assertEqual(r.rc, 3, r.log[-3000:])
+        (ps,) = [p for p in r.report["python_sites"] if p["class"] != "stable"]
+        self.assertEqual(ps["frames"][0]["line"], line_)
+        self.assertEqual((ps["class"], ps["growth"]["rule"]), ("growing", "unbounded holder"),
+                         ps["growth"])
+        h = ps["held_by"][0]
+        self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
+                         ("__main__.SEEN", "dict", 120000, None))
+        (finding,) = [x for x in r.report["holders"] if x["path"] == "__main__.SEEN"]
+        self.assertEqual(finding["class"], "growing")
+        self.assertRegex(r.log, r"GROWING 1 of 1: <module> \(py_dict_grow\.py:\d+\)")
+        self.assertRegex(r.log, r"Python sites: [\d,]+ \(leaked 0, growing 1, plateau 0,")
+        # One error for the one growing line, not one per native sub-site.
+        self.assertRegex(r.log, r"ERROR SUMMARY: 1 errors from 1 contexts")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "r.json")
+            with open(path, "w") as f:
+                json.dump(r.report, f)
+            sarif, junit = os.path.join(tmp, "r.sarif"), os.path.join(tmp, "r.xml")
+            subprocess.run([REPORT, "sarif", f"--output={sarif}", path], check=True,
+                           capture_output=True)
+            subprocess.run([REPORT, "junit", f"--output={junit}", path], check=True,
+                           capture_output=True)
+            with open(sarif) as f:
+                results = json.load(f)["runs"][0]["results"]
+            self.assertEqual([x["ruleId"] for x in results], ["memgrow/growing"])
+            with open(junit) as f:
+                self.assertRegex(f.read(), r'failures="1"')
 
 
 if __name__ == "__main__":
