@@ -88,8 +88,26 @@ bool holds(ULong p) {
     // and an object its site made once or twice is a container of its own,
     // however the site is classed (a dict revived from a free list, a Python
     // site that grows by other sub-sites).
-    if (!pyobj_in_block(b.addr, b.size)) return false;
+    Addr obj = pyobj_in_block(b.addr, b.size);
+    if (!obj) return false;
+    // An lru_cache's links are its wrapper's, as a dict's keys table is the
+    // dict's: a full cache recycles them, and they are no holders.
+    if (pyobj_type_is(pyobj_type(obj), "functools._lru_list_elem")) return false;
     return own || SiteView(b.site)->live_blocks <= kSingleton;
+}
+
+bool is_object(ULong p) {
+    return pyobj_on() && pyobj_in_block(blocks[p].addr, blocks[p].size);
+}
+
+// Whether block p is an object that holds no pointer (an int, a float,
+// bytes): a block found through one was reached by a stale word, and no
+// holder is named for it.
+bool holds_nothing(ULong p) {
+    constexpr Addr kFirstDataWord = 16; // past the reference count and the type
+    if (!pyobj_on()) return false;
+    Addr obj = pyobj_in_block(blocks[p].addr, blocks[p].size);
+    return obj && pyobj_pointer_free(pyobj_type(obj), kFirstDataWord);
 }
 
 // The holder shown for block p: a bounded owner a few blocks up (an
@@ -113,26 +131,40 @@ ULong presented(ULong p) {
 ULong holder_key(UInt i) {
     if (memo[i] != kUnknown) return memo[i];
     ULong via = blocks[i].via, key = kNotReached;
+    // The highest object on the way below the holder: a module's namespace
+    // holding a structure that grows (a linked list's head) shows the
+    // global, named by its variable (`__main__.CHAIN`), not the module.
+    ULong top = is_object(i) ? i : kNotReached;
+    bool namespace_ = false;
     for (UInt steps = 0; steps <= n_blocks; ++steps) {
         if (via == kNotReached) break;
         if (!is_block(via)) {
             key = canonical_root(via);
             break;
         }
+        if (holds_nothing(via)) break;
         if (holds(via)) {
-            key = presented(via);
+            namespace_ = py_module_namespace(WayBlock{blocks[via].addr, blocks[via].size});
+            key = namespace_ && top != kNotReached ? top : presented(via);
             break;
         }
         if (memo[via] != kUnknown) {
             key = memo[via];
             break;
         }
+        if (is_object(via)) top = via;
         via = blocks[via].via;
     }
+    // Below a namespace, only what lies under a global's object shares its
+    // holder (the namespace's keys table holds every global's).
+    if (namespace_ && top == kNotReached) return key;
     memo[i] = key;
-    for (via = blocks[i].via; is_block(via) && memo[via] == kUnknown && !holds(via);
-         via = blocks[via].via)
+    for (via = blocks[i].via;
+         i != key && is_block(via) && memo[via] == kUnknown && !holds_nothing(via) && !holds(via);
+         via = blocks[via].via) {
         memo[via] = key;
+        if (via == key) break;
+    }
     return key;
 }
 
@@ -629,8 +661,11 @@ void holders_compute(const Analysis& a_, bool teardown, const UChar* also_name) 
     wanted = static_cast<UChar*>(VG_(calloc)("mg.holders.wanted", n_sites + 1, 1));
     for (UInt s = 0; s < n_sites; ++s) {
         UInt ps = a->py ? a->py->of_site[s] : kNoPySite;
+        // The sites asked about (who_holds) are wanted too: a line's objects
+        // holding its other blocks (a bytearray its bytes) are no answer.
         wanted[s] = class_wanted(a->growth[s].cls) ||
-                    (ps != kNoPySite && class_wanted(a->py->sites[ps]->cls));
+                    (ps != kNoPySite && class_wanted(a->py->sites[ps]->cls)) ||
+                    (also_name && also_name[s]);
     }
     memo = static_cast<ULong*>(VG_(malloc)("mg.holders.memo", (n_blocks + 1) * sizeof(ULong)));
     for (UInt i = 0; i < n_blocks; ++i)
@@ -825,12 +860,13 @@ void match_frame(const Frame& f, void* ctx) {
 }
 
 struct Sum {
-    UInt holder;
+    UInt holder; // the longest of those folded
     ULong bytes;
-    UInt blocks;
+    UInt count; // holders that read the same, folded as in the report
 };
 struct WhoHolds {
     const UChar* sites;
+    const Holder* all;
     Sum* sums;
     UInt n;
     ULong whole;
@@ -838,12 +874,19 @@ struct WhoHolds {
 void add_held(void* ctx, UInt site, UInt holder, ULong bytes, ULong) {
     auto* w = static_cast<WhoHolds*>(ctx);
     if (!w->sites[site]) return;
-    for (UInt i = 0; i < w->n; ++i)
-        if (w->sums[i].holder == holder) {
-            w->sums[i].bytes += bytes;
+    for (UInt i = 0; i < w->n; ++i) {
+        Sum& s = w->sums[i];
+        if (s.holder == holder) {
+            s.bytes += bytes;
             return;
         }
-    w->sums[w->n++] = Sum{holder, bytes, 0};
+        if (holders_read_the_same(w->all[s.holder], w->all[holder])) {
+            s.bytes += bytes, s.count++;
+            if (w->all[holder].length > w->all[s.holder].length) s.holder = holder;
+            return;
+        }
+    }
+    w->sums[w->n++] = Sum{holder, bytes, 1};
 }
 
 } // namespace
@@ -898,8 +941,8 @@ void holders_who_holds(const HChar* where) {
         if (!teardown) holders_compute(a, false, sites);
         UInt n_all;
         const Holder* all = holders_all(&n_all);
-        WhoHolds w{sites, static_cast<Sum*>(VG_(malloc)("mg.who_holds", (n_all + 1) * sizeof(Sum))),
-                   0, 0};
+        WhoHolds w{sites, all,
+                   static_cast<Sum*>(VG_(malloc)("mg.who_holds", (n_all + 1) * sizeof(Sum))), 0, 0};
         holders_for_each(add_held, &w);
         for (UInt s = 0; s < a.n_sites; ++s)
             if (sites[s]) w.whole += holders_site_bytes(s);
@@ -913,10 +956,12 @@ void holders_who_holds(const HChar* where) {
          live);
         for (UInt i = 0; i < w.n && i < 10; ++i) {
             const Holder& h = all[w.sums[i].holder];
-            HChar desc[160];
+            HChar desc[160], such[32] = "";
             holder_text(h, desc, sizeof desc);
+            if (w.sums[i].count > 1)
+                VG_(snprintf)(such, sizeof such, "; %'u such", w.sums[i].count);
             VG_(gdb_printf)
-            ("  %s (%s), %'llu bytes, %u%%\n", h.path, desc, w.sums[i].bytes,
+            ("  %s (%s%s), %'llu bytes, %u%%\n", h.path, desc, such, w.sums[i].bytes,
              w.whole ? static_cast<UInt>(100 * w.sums[i].bytes / w.whole) : 0);
         }
         if (!w.n) VG_(gdb_printf)("  nothing the scan reached (lost, or freed)\n");

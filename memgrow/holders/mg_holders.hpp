@@ -54,8 +54,8 @@ constexpr UInt kMaxHeldBy = 3;
 // From the last walk's blocks (leak_scan_blocks), for every site: call after
 // analyse() and while the client's memory is whole (the teardown scan's, at
 // teardown: at_teardown keeps them for the reports after it).
-// also_name: sites whose holders are named too, whatever their class (by
-// site id; may be null).
+// also_name: sites whose holders are named too, whatever their class, as
+// parts of what is held (by site id; may be null).
 void holders_compute(const Analysis& a, bool at_teardown, const UChar* also_name = nullptr);
 bool holders_from_teardown();
 // Applies the bounded-holder rule to a's classes (docs/classification.md) and

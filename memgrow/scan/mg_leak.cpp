@@ -94,13 +94,14 @@ struct ClientMemory {
     }
 
     // CPython's GC links and type pointers are followed last (holders), and
-    // so are the interpreter's own C frames: what they keep in registers
-    // spilled to the stack is the evaluation's scratch, not the program's way.
+    // so are the interpreter's own C frames and memgrow's preload's (its
+    // malloc and free): what they keep in registers spilled to the stack is
+    // their scratch, not the program's way.
     bool weak_edge(usize at, usize ptr, const reach::Block& target, usize parent) {
         const ScannedStack* st;
         UInt frame;
         if (!parent && leak_scan_stack_frame(at, &st, &frame) &&
-            python_in_interpreter(st->ips[frame]))
+            (python_in_interpreter(st->ips[frame]) || ip_in_preload(st->ips[frame])))
             return true;
         return pyobj_weak_edge(at, ptr, target.addr, target.size, parent);
     }

@@ -257,6 +257,17 @@ class WhoHolds(TestCase):
                 out = svc.vgdb("who_holds", f"{name}:{recent}")
                 self.assertRegex(out, r"__main__\.RECENT \(collections\.deque, 1,000 of "
                                       r"5,000 items\)")
+                # A full deque of bytearrays: the deque holds the line's
+                # memory, the bytearrays' bytes with them; holders that
+                # read the same are one line, and no register or frame of
+                # memgrow's own malloc is named.
+                ring = source_line(os.path.join("tests", "regress", name), "LIVE_RING")
+                out = svc.vgdb("who_holds", f"{name}:{ring}")
+                self.assertRegex(out, r"\n  __main__\.RING \(collections\.deque, 50 of 50 "
+                                      r"items\), [\d,]+ bytes, (9\d|100)%")
+                paths = re.findall(r"\n  (\S+) \(", out)
+                self.assertEqual(len(paths), len(set(paths)), out)
+                self.assertNotRegex(out, r"a register|vgpreload_memgrow")
                 # A live frame's local, by the function's and the variable's
                 # names (the list it names, not the list's type after it).
                 batch = source_line(os.path.join("tests", "regress", name), "LIVE_BATCH")
@@ -359,6 +370,56 @@ class GrowingToTheEnd(TestCase):
             self.assertEqual([x["ruleId"] for x in results], ["memgrow/growing"])
             with open(junit) as f:
                 self.assertRegex(f.read(), r'failures="1"')
+
+
+class WhatHoldsNothing(TestCase):
+    """A full C lru_cache(maxsize=32) whose values grow is one holder, the
+    wrapper, holding all its values (its links are its own), and its line
+    grows: 32 values are no bound on their bytes. Floats whose bits are the
+    addresses of blobs kept in a dict's list are never their holders: an
+    object with no pointer in it holds nothing."""
+
+    def test_a_full_lru_cache_is_one_holder(self):
+        py = python_interpreters()["running"]
+        r = run([*py.argv, script("py_lru_full.py")])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        value = source_line(os.path.join("tests", "regress", "py_lru_full.py"), "LRU_FULL_VALUE")
+        (ps,) = [p for p in r.report["python_sites"] if p["frames"][0]["line"] == value
+                 and p["class"] != "stable"]
+        self.assertEqual(ps["class"], "growing", ps["growth"])
+        (h,) = ps["held_by"]
+        self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
+                         ("__main__.render", "functools._lru_cache_wrapper", 32, 32))
+        self.assertGreater(h["share"], 0.99)
+        self.assertEqual([x["path"] for x in r.report["holders"]
+                          if x["path"].startswith("__main__.render")], ["__main__.render"])
+        self.assertEqual(len(re.findall(r"GROWING \d+ of \d+: __main__\.render", r.log)), 1,
+                         r.log[-3000:])
+
+    def test_a_float_is_never_a_holder(self):
+        py = python_interpreters()["running"]
+        r = run([*py.argv, script("py_holders_decoy.py"), "3000"])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        blob = source_line(os.path.join("tests", "regress", "py_holders_decoy.py"), "DECOY_BLOB")
+        ps = max((p for p in r.report["python_sites"] if p["frames"][0]["line"] == blob),
+                 key=lambda p: p["live_bytes"])
+        h = ps["held_by"][0]
+        self.assertEqual((h["path"], h["type"]), ("__main__.STORE['blobs']", "list"), h)
+        self.assertGreater(h["share"], 0.99)
+        self.assertNotIn("float", [x["type"] for x in r.report["holders"]])
+
+    def test_a_list_whose_head_is_a_global_is_held_by_the_global(self):
+        py = python_interpreters()["running"]
+        r = run([*py.argv, script("py_slots_chain.py"), "30000"])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        for marker in ("CHAIN_NODE", "CHAIN_PAYLOAD"):
+            at = source_line(os.path.join("tests", "regress", "py_slots_chain.py"), marker)
+            ps = max((p for p in r.report["python_sites"] if p["frames"][0]["line"] == at),
+                     key=lambda p: p["live_bytes"])
+            h = ps["held_by"][0]
+            self.assertEqual((h["path"], h["type"]), ("__main__.CHAIN", "__main__.Node"), h)
+            self.assertGreater(h["share"], 0.99)
+        self.assertIn("held by: __main__.CHAIN (__main__.Node), ", r.log)
 
 
 if __name__ == "__main__":
