@@ -38,8 +38,9 @@ inline bool array_bounds(i64 slots, i64 blocks_held) {
 
 // A native array bounds its blocks only when they sit side by side in it (a
 // buffer, a ring, a table filled in order): blocks scattered over its slots
-// are a hash table's buckets, whose chains grow past the slots. runs: the
-// runs of non-null words in the array.
+// are a hash table's buckets, whose chains grow past the slots (or random
+// words that happen to point into blocks). runs: the runs of words pointing
+// into blocks in the array.
 constexpr i64 kBlocksPerRun = 4;
 inline bool slots_side_by_side(i64 runs, i64 blocks_held) {
     return runs >= 0 && (runs <= 2 || runs * kBlocksPerRun <= blocks_held);

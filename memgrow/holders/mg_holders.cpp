@@ -299,14 +299,34 @@ Long global_capacity(Addr start) {
     return -1;
 }
 
-// The runs of non-null words of a native array (core/holder_rule.hpp's
-// slots_side_by_side); -1 when it cannot be read.
+// Whether a word points into a block of the scan (its blocks are sorted by
+// address).
+bool points_into_block(UWord w) {
+    UInt lo = 0, hi = n_blocks;
+    while (lo < hi) {
+        UInt mid = (lo + hi) / 2;
+        if (blocks[mid].addr + blocks[mid].size <= w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_blocks && blocks[lo].addr <= w;
+}
+
+// The runs of words pointing into blocks in a native array
+// (core/holder_rule.hpp's slots_side_by_side): a hash table's, or an array
+// of random words that happen to point into blocks, are scattered; -1 when
+// it cannot be read.
 Long pointer_runs(Addr at, Long words) {
     if (words <= 0 || !client_readable(at, static_cast<SizeT>(words) * 8)) return -1;
     const auto* w = reinterpret_cast<const volatile UWord*>(at);
     Long runs = 0;
-    for (Long i = 0; i < words; ++i)
-        runs += w[i] && (i == 0 || !w[i - 1]);
+    bool before = false;
+    for (Long i = 0; i < words; ++i) {
+        bool hit = points_into_block(w[i]);
+        runs += hit && !before;
+        before = hit;
+    }
     return runs;
 }
 

@@ -152,9 +152,10 @@ class NativeContainers(TestCase):
 class CountsAreNoBoundOnBytes(TestCase):
     """A bound on the number of blocks bounds bytes only when the blocks keep
     their size and sit side by side: four per-connection buffers appended to
-    with realloc in a 64-slot array, and a chained hash table's nodes
-    scattered over its 16,384 buckets (no collision yet), both grow without
-    bound: growing, not a plateau by the bounded-holder rule."""
+    with realloc in a 64-slot array, a chained hash table's nodes scattered
+    over its 16,384 buckets (no collision yet), and random words that happen
+    to point into blocks all grow without bound: growing, not a plateau by
+    the bounded-holder rule."""
 
     def test_buffers_grown_by_realloc_are_growing(self):
         r = run([program("conn_bufs"), "4000"])
@@ -176,6 +177,17 @@ class CountsAreNoBoundOnBytes(TestCase):
         self.assertEqual((h["path"], h["root"], h["bound"], h["blocks"]),
                          ("table", "global", None, 3000), h)
         self.assertIn(" held by: table (global), ", r.log)
+
+    def test_random_words_that_point_into_blocks_are_no_bound(self):
+        # 65,536 random words, 3,000 of them planted into the blocks: they
+        # are scattered, and their array's 65,536 words bound nothing.
+        r = run([program("junk_words"), "3000"])
+        (s,) = sites_at(r.report, file="junk_words.c",
+                        line=source_line("tests/regress/junk_words.c", "JUNK_BLOCK"))
+        self.assertEqual(s["class"], "growing", s["growth"])
+        junk = [h for h in s["held_by"] if h["path"] == "junk"]
+        self.assertEqual([(h["root"], h["bound"]) for h in junk], [("global", None)], s["held_by"])
+        self.assertIn(" held by: junk (global), ", r.log)
 
 
 if __name__ == "__main__":

@@ -377,7 +377,8 @@ class WhatHoldsNothing(TestCase):
     wrapper, holding all its values (its links are its own), and its line
     grows: 32 values are no bound on their bytes. Floats whose bits are the
     addresses of blobs kept in a dict's list are never their holders: an
-    object with no pointer in it holds nothing."""
+    object with no pointer in it holds nothing. A module's namespace holding
+    a linked list from one global is that global, by its variable."""
 
     def test_a_full_lru_cache_is_one_holder(self):
         py = python_interpreters()["running"]
