@@ -335,7 +335,7 @@ class GrowingToTheEnd(TestCase):
     the line's summed series): held by a dict with no bound whose items keep
     coming, the line is growing (rule "unbounded holder"), and every output
     says so: the log, the exit code (counted once, by the Python site), the
-    JSON classes, and memgrow-report's sarif and junit."""
+    JSON classes, and memgrow-report's sarif, junit, show and diff."""
 
     def test_a_dict_growing_to_the_end_is_growing_everywhere(self):
         py = python_interpreters()["running"]
@@ -370,6 +370,12 @@ class GrowingToTheEnd(TestCase):
             self.assertEqual([x["ruleId"] for x in results], ["memgrow/growing"])
             with open(junit) as f:
                 self.assertRegex(f.read(), r'failures="1"')
+            show = subprocess.run([REPORT, "show", path], check=True, capture_output=True,
+                                  text=True).stdout
+            self.assertRegex(show, r"GROWING 1 of 1: <module> \(py_dict_grow\.py:\d+\)")
+            diff = subprocess.run([REPORT, "diff", path, path], capture_output=True,
+                                  text=True).stdout
+            self.assertRegex(diff, rf"leaked and growing sites hold {ps['live_bytes']:,} -> ")
 
 
 class WhatHoldsNothing(TestCase):
