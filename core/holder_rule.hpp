@@ -36,8 +36,45 @@ inline bool array_bounds(i64 slots, i64 blocks_held) {
     return slots >= kMinArraySlots && blocks_held >= 2 && blocks_held < slots;
 }
 
+// A native array bounds its blocks only when they sit side by side in it (a
+// buffer, a ring, a table filled in order): blocks scattered over its slots
+// are a hash table's buckets, whose chains grow past the slots (or random
+// words that happen to point into blocks). runs: the runs of words pointing
+// into blocks in the array.
+constexpr i64 kBlocksPerRun = 4;
+inline bool slots_side_by_side(i64 runs, i64 blocks_held) {
+    return runs >= 0 && (runs <= 2 || runs * kBlocksPerRun <= blocks_held);
+}
+
+// A bound on the number of blocks bounds bytes only while the blocks keep
+// their size: buffers appended to with realloc, or a cache whose values
+// grow, are larger now than the site's allocations were on average (a
+// buffer grown linearly: twice).
+constexpr double kBlocksGrew = 1.5;
+inline bool blocks_grew(u64 live_bytes, u64 live_blocks, u64 allocated_bytes,
+                        u64 allocated_blocks) {
+    if (!live_blocks || !allocated_blocks) return false;
+    return static_cast<double>(live_bytes) / static_cast<double>(live_blocks) >
+           kBlocksGrew * static_cast<double>(allocated_bytes) /
+               static_cast<double>(allocated_blocks);
+}
+
 inline bool holder_bounded(const HeldShare& h) {
     return h.bound > 0 && h.length >= 0 && h.length <= h.bound;
+}
+
+// The converse: a site held almost all by containers with no bound, whose
+// growing parts (the items it keeps gaining, by their own series) hold at
+// least half of it, is growing, whatever its summed series says (a dict's
+// last resize, old and new table live together, then the drop, defeats the
+// trend test). unbounded: of found, the site's bytes the scan found, those
+// held by containers with no bound; growing: of live, its live bytes, those
+// of parts that grow.
+constexpr double kGrowingParts = 0.5;
+inline bool unbounded_growth(u64 unbounded, u64 found, u64 growing, u64 live) {
+    return found > 0 && live > 0 &&
+           static_cast<double>(unbounded) >= kBoundedShare * static_cast<double>(found) &&
+           static_cast<double>(growing) >= kGrowingParts * static_cast<double>(live);
 }
 
 // whole: the site's bytes the scan found (held or not).

@@ -229,7 +229,8 @@ template <class Memory> class Scanner {
 
     // A root word or a word of a block reached from the roots; via: where
     // the word is (kViaRoot | its address, or the block's index); at: the
-    // word's address (0: a register, no weak edge).
+    // word's address (0: a register, a weak root where edges can be weak: a
+    // thread's scratch, not the program's way).
     void reach(usize ptr, bool prior_definite, usize via, bool foreign = false, usize at = 0) {
         long i = find(ptr);
         if (i < 0) return;
@@ -274,7 +275,8 @@ template <class Memory> class Scanner {
                (heuristics_ && !(b.flags & kOpaque) && heuristic_for(ptr, b) != kNoHeuristic);
     }
     bool weak_edge(usize at, usize ptr, const Block& b, usize via) {
-        return deferred_ && at && mem_.weak_edge(at, ptr, b, via_root(via) ? 0 : blocks_[via].addr);
+        return deferred_ &&
+               (!at || mem_.weak_edge(at, ptr, b, via_root(via) ? 0 : blocks_[via].addr));
     }
     // A strong way to a block first reached by a weak one, before its scan:
     // it becomes the way, and the block is scanned in the strong order.

@@ -5,6 +5,7 @@
 #include "mg_options.hpp"
 #include "include/memgrow.h"
 #include "output/mg_report.hpp"
+#include "python/mg_pysites.hpp"
 #include "records/mg_stack_tree.hpp"
 
 namespace mg {
@@ -332,9 +333,14 @@ ExeContext* site_exe_context(const Site* s) {
 
 void report_class_errors(const Analysis& a) {
     for (UInt id = 0; id < a.n_sites; ++id) {
-        SiteClass c = a.growth[id].cls;
+        // A site with Python frames counts once, as its Python site is
+        // classed: the finding the log, the JSON and memgrow-report show.
+        UInt ps = a.py ? a.py->of_site[id] : kNoPySite;
+        if (ps != kNoPySite && a.py->sites[ps]->first != id) continue;
+        SiteClass c = ps != kNoPySite ? a.py->sites[ps]->cls : a.growth[id].cls;
         if (!(clo.errors_for & (1u << static_cast<UInt>(c)))) continue;
-        if (a.class_suppressed_by(id)) continue;
+        if (ps != kNoPySite ? a.py->sites[ps]->suppressed : a.class_suppressed_by(id) != nullptr)
+            continue;
         UInt kind = c == SiteClass::leaked    ? kLeaked
                     : c == SiteClass::growing ? kGrowing
                     : c == SiteClass::plateau ? kPlateau

@@ -79,6 +79,9 @@ Int by_growth(const void* x, const void* y) {
 void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n, HolderFinding* f) {
     double sum[kBuckets] = {};
     f->live_bytes = 0;
+    ULong steady = 0;  // of live_bytes, those of sites whose blocks keep their size
+    ULong growing = 0; // of live_bytes, those of growing sites
+    double growing_rate = 0;
     auto* sites =
         static_cast<HolderSite*>(VG_(malloc)("mg.findings.sites", (n + 1) * sizeof(HolderSite)));
     UInt n_sites = 0;
@@ -92,7 +95,11 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
         const i64* series = s->clock.levels(levels, a.n_buckets);
         for (UInt b = 0; b < a.n_buckets; ++b)
             sum[b] += share * static_cast<double>(series[b]);
-        f->live_bytes += static_cast<ULong>(share * static_cast<double>(s->clock.live));
+        auto live = static_cast<ULong>(share * static_cast<double>(s->clock.live));
+        f->live_bytes += live;
+        if (!site_blocks_grew(h.site)) steady += live;
+        if (a.growth[h.site].cls == SiteClass::growing)
+            growing += live, growing_rate += share * a.growth[h.site].rate;
         UInt ps = a.py ? a.py->of_site[h.site] : kNoPySite;
         sites[n_sites++] =
             ps != kNoPySite ? HolderSite{ps, true, h.bytes} : HolderSite{h.site, false, h.bytes};
@@ -127,13 +134,20 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
         return;
     }
     // A bounded holder cannot outgrow its bound (core/holder_rule.hpp).
-    HeldShare whole{f->live_bytes, holder.length,
+    HeldShare whole{steady, holder.length,
                     holder.type || array_bounds(holder.bound, holder.length) ? holder.bound : -1};
     BoundedVerdict v = bounded_verdict(&whole, 1, f->live_bytes);
     if (v.bounded && f->growth.cls == SiteClass::growing) {
         f->growth.cls = SiteClass::plateau;
         f->growth.rule = "bounded holder";
         f->growth.bound = v.bound, f->growth.fill = v.fill, f->growth.bound_bytes = v.bound_bytes;
+    } else if (f->growth.cls == SiteClass::plateau && unbounded_container(holder) &&
+               unbounded_growth(f->live_bytes, f->live_bytes, growing, f->live_bytes)) {
+        // Its items keep coming (core/holder_rule.hpp): as its Python sites.
+        f->growth.cls = SiteClass::growing;
+        f->growth.rule = "unbounded holder";
+        f->growth.rate = growing_rate;
+        f->growth.stopped = -1;
     }
 }
 

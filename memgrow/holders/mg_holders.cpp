@@ -2,6 +2,7 @@
 #include "holders/mg_holder_findings.hpp"
 #include "holders/mg_pynames.hpp"
 #include "output/mg_log_text.hpp"
+#include "python/mg_client_memory.hpp"
 #include "python/mg_pylocals.hpp"
 #include "python/mg_pyobject.hpp"
 #include "python/mg_python.hpp"
@@ -88,8 +89,26 @@ bool holds(ULong p) {
     // and an object its site made once or twice is a container of its own,
     // however the site is classed (a dict revived from a free list, a Python
     // site that grows by other sub-sites).
-    if (!pyobj_in_block(b.addr, b.size)) return false;
+    Addr obj = pyobj_in_block(b.addr, b.size);
+    if (!obj) return false;
+    // An lru_cache's links are its wrapper's, as a dict's keys table is the
+    // dict's: a full cache recycles them, and they are no holders.
+    if (pyobj_type_is(pyobj_type(obj), "functools._lru_list_elem")) return false;
     return own || SiteView(b.site)->live_blocks <= kSingleton;
+}
+
+bool is_object(ULong p) {
+    return pyobj_on() && pyobj_in_block(blocks[p].addr, blocks[p].size);
+}
+
+// Whether block p is an object that holds no pointer (an int, a float,
+// bytes): a block found through one was reached by a stale word, and no
+// holder is named for it.
+bool holds_nothing(ULong p) {
+    constexpr Addr kFirstDataWord = 16; // past the reference count and the type
+    if (!pyobj_on()) return false;
+    Addr obj = pyobj_in_block(blocks[p].addr, blocks[p].size);
+    return obj && pyobj_pointer_free(pyobj_type(obj), kFirstDataWord);
 }
 
 // The holder shown for block p: a bounded owner a few blocks up (an
@@ -113,26 +132,40 @@ ULong presented(ULong p) {
 ULong holder_key(UInt i) {
     if (memo[i] != kUnknown) return memo[i];
     ULong via = blocks[i].via, key = kNotReached;
+    // The highest object on the way below the holder: a module's namespace
+    // holding a structure that grows (a linked list's head) shows the
+    // global, named by its variable (`__main__.CHAIN`), not the module.
+    ULong top = is_object(i) ? i : kNotReached;
+    bool namespace_ = false;
     for (UInt steps = 0; steps <= n_blocks; ++steps) {
         if (via == kNotReached) break;
         if (!is_block(via)) {
             key = canonical_root(via);
             break;
         }
+        if (holds_nothing(via)) break;
         if (holds(via)) {
-            key = presented(via);
+            namespace_ = py_module_namespace(WayBlock{blocks[via].addr, blocks[via].size});
+            key = namespace_ && top != kNotReached ? top : presented(via);
             break;
         }
         if (memo[via] != kUnknown) {
             key = memo[via];
             break;
         }
+        if (is_object(via)) top = via;
         via = blocks[via].via;
     }
+    // Below a namespace, only what lies under a global's object shares its
+    // holder (the namespace's keys table holds every global's).
+    if (namespace_ && top == kNotReached) return key;
     memo[i] = key;
-    for (via = blocks[i].via; is_block(via) && memo[via] == kUnknown && !holds(via);
-         via = blocks[via].via)
+    for (via = blocks[i].via;
+         i != key && is_block(via) && memo[via] == kUnknown && !holds_nothing(via) && !holds(via);
+         via = blocks[via].via) {
         memo[via] = key;
+        if (via == key) break;
+    }
     return key;
 }
 
@@ -267,6 +300,37 @@ Long global_capacity(Addr start) {
     return -1;
 }
 
+// Whether a word points into a block of the scan (its blocks are sorted by
+// address).
+bool points_into_block(UWord w) {
+    UInt lo = 0, hi = n_blocks;
+    while (lo < hi) {
+        UInt mid = (lo + hi) / 2;
+        if (blocks[mid].addr + blocks[mid].size <= w)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n_blocks && blocks[lo].addr <= w;
+}
+
+// The runs of words pointing into blocks in a native array
+// (core/holder_rule.hpp's slots_side_by_side): a hash table's, or an array
+// of random words that happen to point into blocks, are scattered; -1 when
+// it cannot be read.
+Long pointer_runs(Addr at, Long words) {
+    if (words <= 0 || !client_readable(at, static_cast<SizeT>(words) * 8)) return -1;
+    const auto* w = reinterpret_cast<const volatile UWord*>(at);
+    Long runs = 0;
+    bool before = false;
+    for (Long i = 0; i < words; ++i) {
+        bool hit = points_into_block(w[i]);
+        runs += hit && !before;
+        before = hit;
+    }
+    return runs;
+}
+
 constexpr UInt kMaxWay = 64;
 
 // The blocks from the root down to block i (at most kMaxWay, the nearest).
@@ -326,6 +390,7 @@ void name_holder(ULong key, UChar direct, Holder* h) {
     h->lost = is_block(key) && blocks[key].kind == kDefinite;
     WayBlock way[kMaxWay];
     UInt n = 0;
+    Addr array = 0; // a native array's words, which bound what it holds
     if (is_block(key)) {
         n = way_to(static_cast<UInt>(key), way);
         ULong top = key;
@@ -351,6 +416,7 @@ void name_holder(ULong key, UChar direct, Holder* h) {
                    blocks[key].site < n_wanted_sites &&
                    SiteView(blocks[key].site)->allocated_blocks == 1) {
             h->bound = static_cast<Long>(blocks[key].size / 8); // a fixed heap array
+            array = blocks[key].addr;
         }
     } else {
         root_name(reach::via_root_address(key), path, sizeof path, &kind);
@@ -362,8 +428,12 @@ void name_holder(ULong key, UChar direct, Holder* h) {
         if ((direct & kSomeDirect) && python_runtime_offset(at, &in_runtime, &runtime_size))
             h->bound = static_cast<Long>(runtime_size / 8);
         else if ((direct & kAllDirect) && kind == RootKind::global)
-            h->bound = global_capacity(at);
+            h->bound = global_capacity(at), array = at;
     }
+    // A native array whose blocks are scattered over its slots is a hash
+    // table: its chains are no bound.
+    if (array && h->bound > 0 && !slots_side_by_side(pointer_runs(array, h->bound), h->blocks))
+        h->bound = -1;
     h->path = copy_string(path);
     h->root = kind;
 }
@@ -428,13 +498,23 @@ bool apply_verdict(const BoundedVerdict& v, Growth* g) {
     return true;
 }
 
+} // namespace
+
+bool site_blocks_grew(UInt site) {
+    SiteView v(site);
+    return blocks_grew(static_cast<u64>(v->clock.live > 0 ? v->clock.live : 0), v->live_blocks,
+                       v->clock.allocated, v->allocated_blocks);
+}
+
+namespace {
+
 void bounded_holder_rule(Analysis* a) {
     for (UInt s = 0; s < n_sites; ++s) {
         UInt first = site_first[s], end = site_first[s + 1];
         // Device memory is the driver's: a host array of its addresses is a
         // list of handles, not what bounds it.
         if (first == end || a->growth[s].cls != SiteClass::growing ||
-            SiteView(s)->space != Space::host)
+            SiteView(s)->space != Space::host || site_blocks_grew(s))
             continue;
         Growth g = a->growth[s];
         if (!apply_verdict(verdict_of(entries + first, end - first, holders_site_bytes(s)), &g))
@@ -447,6 +527,35 @@ void bounded_holder_rule(Analysis* a) {
         a->sites_in[static_cast<UInt>(SiteClass::plateau)]++;
         a->bytes_in[static_cast<UInt>(SiteClass::plateau)] += live;
     }
+}
+
+// A Python site its summed series classes a plateau, held by containers with
+// no bound, whose growing sub-sites hold most of it, is growing (rule
+// "unbounded holder", core/holder_rule.hpp): the evidence is its largest
+// growing sub-site's, at the growing sub-sites' summed rate.
+bool unbounded_verdict(const Analysis& a, UInt ps, const Entry* e, UInt n, Growth* g) {
+    ULong unbounded = 0, growing = 0, largest = 0;
+    for (UInt i = 0; i < n; ++i) {
+        UInt h = holder_index(e[i].key);
+        if (h < n_holders && holder_keys[h] == e[i].key && unbounded_container(holders[h]))
+            unbounded += e[i].bytes;
+    }
+    Growth out;
+    double rate = 0;
+    for (UInt id = a.py->sites[ps]->first; id != kNoPySite; id = a.py->next[id]) {
+        if (a.growth[id].cls != SiteClass::growing) continue;
+        auto live = static_cast<ULong>(SiteView(id)->clock.live);
+        growing += live;
+        rate += a.growth[id].rate;
+        if (live >= largest) largest = live, out = a.growth[id];
+    }
+    if (!unbounded_growth(unbounded, py_bytes[ps], growing, a.py->sites[ps]->live_bytes))
+        return false;
+    out.rule = "unbounded holder";
+    out.rate = rate;
+    out.steps = 0, out.next_step = -1; // a sub-site's staircase is not the site's
+    *g = out;
+    return true;
 }
 
 // A run of one site's entries (merged by holder), folded by same_reading
@@ -514,11 +623,18 @@ void python_site_holders(const Analysis& a) {
         PySite* p = a.py->sites[ps];
         Growth g = a.py->growth[ps];
         if (p->space == Space::host &&
+            !blocks_grew(p->live_bytes, p->live_blocks, p->allocated_bytes, p->allocated_blocks) &&
             apply_verdict(verdict_of(e + i, end - i, py_bytes[ps]), &g)) {
             a.py->growth.set(ps, g);
             p->cls = p->history = SiteClass::plateau;
             a.py->in_class[static_cast<UInt>(SiteClass::growing)]--;
             a.py->in_class[static_cast<UInt>(SiteClass::plateau)]++;
+        } else if (p->space == Space::host && p->cls == SiteClass::plateau &&
+                   unbounded_verdict(a, ps, e + i, end - i, &g)) {
+            a.py->growth.set(ps, g);
+            p->cls = p->history = SiteClass::growing;
+            a.py->in_class[static_cast<UInt>(SiteClass::plateau)]--;
+            a.py->in_class[static_cast<UInt>(SiteClass::growing)]++;
         }
     }
     for (UInt i = 0, end; i < n; i = end) {
@@ -566,8 +682,11 @@ void holders_compute(const Analysis& a_, bool teardown, const UChar* also_name) 
     wanted = static_cast<UChar*>(VG_(calloc)("mg.holders.wanted", n_sites + 1, 1));
     for (UInt s = 0; s < n_sites; ++s) {
         UInt ps = a->py ? a->py->of_site[s] : kNoPySite;
+        // The sites asked about (who_holds) are wanted too: a line's objects
+        // holding its other blocks (a bytearray its bytes) are no answer.
         wanted[s] = class_wanted(a->growth[s].cls) ||
-                    (ps != kNoPySite && class_wanted(a->py->sites[ps]->cls));
+                    (ps != kNoPySite && class_wanted(a->py->sites[ps]->cls)) ||
+                    (also_name && also_name[s]);
     }
     memo = static_cast<ULong*>(VG_(malloc)("mg.holders.memo", (n_blocks + 1) * sizeof(ULong)));
     for (UInt i = 0; i < n_blocks; ++i)
@@ -763,12 +882,13 @@ void match_frame(const Frame& f, void* ctx) {
 }
 
 struct Sum {
-    UInt holder;
+    UInt holder; // the longest of those folded
     ULong bytes;
-    UInt blocks;
+    UInt count; // holders that read the same, folded as in the report
 };
 struct WhoHolds {
     const UChar* sites;
+    const Holder* all;
     Sum* sums;
     UInt n;
     ULong whole;
@@ -776,12 +896,19 @@ struct WhoHolds {
 void add_held(void* ctx, UInt site, UInt holder, ULong bytes, ULong) {
     auto* w = static_cast<WhoHolds*>(ctx);
     if (!w->sites[site]) return;
-    for (UInt i = 0; i < w->n; ++i)
-        if (w->sums[i].holder == holder) {
-            w->sums[i].bytes += bytes;
+    for (UInt i = 0; i < w->n; ++i) {
+        Sum& s = w->sums[i];
+        if (s.holder == holder) {
+            s.bytes += bytes;
             return;
         }
-    w->sums[w->n++] = Sum{holder, bytes, 0};
+        if (holders_read_the_same(w->all[s.holder], w->all[holder])) {
+            s.bytes += bytes, s.count++;
+            if (w->all[holder].length > w->all[s.holder].length) s.holder = holder;
+            return;
+        }
+    }
+    w->sums[w->n++] = Sum{holder, bytes, 1};
 }
 
 } // namespace
@@ -836,8 +963,8 @@ void holders_who_holds(const HChar* where) {
         if (!teardown) holders_compute(a, false, sites);
         UInt n_all;
         const Holder* all = holders_all(&n_all);
-        WhoHolds w{sites, static_cast<Sum*>(VG_(malloc)("mg.who_holds", (n_all + 1) * sizeof(Sum))),
-                   0, 0};
+        WhoHolds w{sites, all,
+                   static_cast<Sum*>(VG_(malloc)("mg.who_holds", (n_all + 1) * sizeof(Sum))), 0, 0};
         holders_for_each(add_held, &w);
         for (UInt s = 0; s < a.n_sites; ++s)
             if (sites[s]) w.whole += holders_site_bytes(s);
@@ -851,11 +978,13 @@ void holders_who_holds(const HChar* where) {
          live);
         for (UInt i = 0; i < w.n && i < 10; ++i) {
             const Holder& h = all[w.sums[i].holder];
-            HChar desc[160];
+            HChar desc[160], such[32] = "";
             holder_text(h, desc, sizeof desc);
+            if (w.sums[i].count > 1)
+                VG_(snprintf)(such, sizeof such, "; %'u such", w.sums[i].count);
             VG_(gdb_printf)
-            ("  %s (%s), %'llu bytes, %u%%\n", LogText(h.path).c_str(), desc, w.sums[i].bytes,
-             w.whole ? static_cast<UInt>(100 * w.sums[i].bytes / w.whole) : 0);
+            ("  %s (%s%s), %'llu bytes, %u%%\n", LogText(h.path).c_str(), desc, such,
+             w.sums[i].bytes, w.whole ? static_cast<UInt>(100 * w.sums[i].bytes / w.whole) : 0);
         }
         if (!w.n) VG_(gdb_printf)("  nothing the scan reached (lost, or freed)\n");
         VG_(free)(w.sums);

@@ -31,6 +31,12 @@ struct Holder {
     bool lost;    // a definitely lost block: what it holds is leaked
 };
 
+// Whether a holder is a container with no bound: it has items, and nothing
+// bounds them.
+inline bool unbounded_container(const Holder& h) {
+    return h.type && h.length >= 0 && h.bound < 0;
+}
+
 // Whether two holders read the same: the elements of one list, the values
 // of one dict (`__main__.BATCHES[*]`) are one line, not a thousand.
 bool holders_read_the_same(const Holder& x, const Holder& y);
@@ -48,13 +54,16 @@ constexpr UInt kMaxHeldBy = 3;
 // From the last walk's blocks (leak_scan_blocks), for every site: call after
 // analyse() and while the client's memory is whole (the teardown scan's, at
 // teardown: at_teardown keeps them for the reports after it).
-// also_name: sites whose holders are named too, whatever their class (by
-// site id; may be null).
+// also_name: sites whose holders are named too, whatever their class, as
+// parts of what is held (by site id; may be null).
 void holders_compute(const Analysis& a, bool at_teardown, const UChar* also_name = nullptr);
 bool holders_from_teardown();
 // Applies the bounded-holder rule to a's classes (docs/classification.md) and
 // sums the holders of a's Python sites.
 void holders_apply(Analysis* a);
+// Whether the site's blocks grew (core/holder_rule.hpp's blocks_grew): a
+// bound on their number is none on their bytes.
+bool site_blocks_grew(UInt site);
 // A site's holders, largest first; 0 when none (or not computed). Valid
 // until holders_release.
 UInt holders_of(UInt site, const HeldBy** out);

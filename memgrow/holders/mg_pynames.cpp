@@ -143,6 +143,13 @@ void edge_label(Addr parent, Addr type, const WayBlock& child, bool attrs_dict, 
 
 } // namespace
 
+bool py_module_namespace(const WayBlock& b) {
+    Addr obj = pyobj_in_block(b.addr, b.size);
+    HChar name[8];
+    return obj && pyobj_type_is(pyobj_type(obj), "dict") &&
+           module_namespace_name(obj, name, sizeof name);
+}
+
 bool py_way_name(const WayBlock* way, UInt n, HChar* path, SizeT cap, bool root_is_variable) {
     if (!pyobj_on()) return false;
     Addr prev = 0, prev_type = 0; // the last object on the way

@@ -26,6 +26,10 @@ bool py_way_name(const WayBlock* way, UInt n, HChar* path, SizeT cap, bool root_
 // for containers their length and bound (-1: none).
 bool py_describe(const WayBlock& b, HChar* type, SizeT cap, Long* length, Long* bound);
 
+// Whether the block is a module's namespace (a dict with `__name__` and
+// `__builtins__`).
+bool py_module_namespace(const WayBlock& b);
+
 // The holder to show for a held object: the bounded owner that keeps it
 // (an lru_cache wrapper's cache dict is the wrapper's, a queue.Queue's deque
 // the queue's), as an index into way (the block itself: n - 1).

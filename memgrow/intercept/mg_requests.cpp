@@ -67,6 +67,10 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     }
     bool scanned = how.scan && clo.leak_check != LeakCheck::no;
     if (scanned) leak_scan();
+    // The last report names holders without the leak report too (a run with
+    // --leak-check=no that ended before teardown began).
+    bool walked = scanned || (how.last && !holders_from_teardown());
+    if (walked && !scanned) leak_scan_for_holders();
     if (how.last) { // scanned: the blocks are done with (the scan's own record stays for holders)
         blocks_release_all();
         mapped_release_all();
@@ -75,7 +79,7 @@ bool report_now(const HChar* pattern, const ReportHow& how, HChar** written) {
     }
     Analysis a;
     analyse(&a);
-    if (scanned && !holders_from_teardown()) holders_compute(a, false); // before the pages go
+    if (walked && !holders_from_teardown()) holders_compute(a, false); // before the pages go
     holders_apply(&a);
     // Nothing reads the client's memory or checks an access any more.
     if (how.last) client_memory_discard();
@@ -523,25 +527,25 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
         const Addr caller_sp = args[2];
         // Each wrapper's (Py_FinalizeEx's, then exit()'s) frames are pushed
         // over the program's dead ones.
-        if (clo.leak_check != LeakCheck::no) leak_forget_dead_stack(tid);
+        leak_forget_dead_stack(tid);
         python_settle_warmup();
         if (!timeline_teardown(reason)) break;
         if (VG_(clo_verbosity) > 1) VG_(umsg)
         ("memgrow: teardown began (reason %u) at clock %llu\n", reason, tl.teardown_at);
-        if (clo.leak_check != LeakCheck::no && clo.teardown_scan) {
-            // The scan's arrays would come on top of everything the run
-            // holds (the peak of `import torch`): the indexes that find a
-            // stack's node and its site go first. The next new stack
-            // rebuilds them, sized for the stacks there are.
-            stack_tree_drop_index();
-            sites_drop_index();
-            leak_scan_teardown(tid, caller_sp);
-            // Who holds what, named while the program's objects are whole.
-            Analysis a;
-            analyse(&a, false);
-            holders_compute(a, true);
-            analysis_release(&a);
-        }
+        // The scan's arrays would come on top of everything the run holds
+        // (the peak of `import torch`): the indexes that find a stack's node
+        // and its site go first. The next new stack rebuilds them, sized for
+        // the stacks there are.
+        stack_tree_drop_index();
+        sites_drop_index();
+        // The holders need the walk even when the leak report does not (a
+        // bounded holder decides a class): it runs, marking nothing.
+        leak_scan_teardown(tid, caller_sp, clo.leak_check != LeakCheck::no && clo.teardown_scan);
+        // Who holds what, named while the program's objects are whole.
+        Analysis a;
+        analyse(&a, false);
+        holders_compute(a, true);
+        analysis_release(&a);
         break;
     }
     case VG_USERREQ__MEMGROW_DEVICE_ALLOC:

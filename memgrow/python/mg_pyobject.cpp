@@ -98,6 +98,16 @@ bool is_weakref(Addr obj) {
 
 } // namespace
 
+bool pyobj_pointer_free(Addr type, Addr at) {
+    constexpr Addr kStrHeader = 80; // 3.11's PyUnicodeObject
+    if (at < kObType + 8) return false;
+    ULong flags = pyobj_type_flags(type);
+    if (flags & kPyTypeLongSubclass) return pyobj_type_is(type, "int");
+    if (flags & kPyTypeBytesSubclass) return pyobj_type_is(type, "bytes");
+    if (flags & kPyTypeUnicodeSubclass) return at >= kStrHeader && pyobj_type_is(type, "str");
+    return pyobj_type_is(type, "float");
+}
+
 bool pyobj_on() {
     return python_layout() != nullptr;
 }
@@ -141,7 +151,10 @@ bool pyobj_weak_edge(Addr at, Addr ptr, Addr target, SizeT size, Addr parent) {
     // what a code object points at: its constants and names, and the
     // specialising interpreter's inline caches (a class, a function).
     if (parent && at >= 16 && is_weakref(at - 16)) return true;
-    if (parent && pyobj_type_is(pyobj_type(parent), "code")) return true;
+    Addr parent_type = parent ? pyobj_type(parent) : 0;
+    if (parent_type &&
+        (pyobj_type_is(parent_type, "code") || pyobj_pointer_free(parent_type, at - parent)))
+        return true;
     if (ptr % 8 || ptr + 32 > target + size) return false;
     ULong flags;
     Addr t;

@@ -25,6 +25,8 @@ Addr pyobj_type(Addr obj);
 // A type's tp_flags (0 when unreadable).
 ULong pyobj_type_flags(Addr type);
 constexpr ULong kPyTypeHeap = 1ul << 9, kPyTypeGC = 1ul << 14, kPyTypeIsType = 1ul << 31;
+constexpr ULong kPyTypeLongSubclass = 1ul << 24, kPyTypeBytesSubclass = 1ul << 27,
+                kPyTypeUnicodeSubclass = 1ul << 28;
 // A type's name as the program writes it: "collections.deque", "dict", and
 // a class of the program by its module ("service.RequestLog").
 void pyobj_type_name(Addr type, HChar* buf, SizeT n);
@@ -37,6 +39,12 @@ bool pyobj_type_is(Addr type, const HChar* name);
 // header), an object's type pointer, or a word of _PyRuntime (whose caches
 // hold borrowed pointers).
 bool pyobj_weak_edge(Addr at, Addr ptr, Addr target, SizeT size, Addr parent);
+// Whether the word at offset `at` of an object of this type is no pointer:
+// an int's digits, a float, a bytes' bytes, a str's characters (past its
+// largest header: a str of the legacy API points at its data). A word there
+// that looks like a pointer is a number or text, and such an object is
+// never a holder. Exact types only: a subclass' instance has a __dict__.
+bool pyobj_pointer_free(Addr type, Addr at);
 
 // A str as UTF-8, shortened to fit n bytes (an ellipsis marks the cut).
 bool pyobj_str(Addr obj, HChar* buf, SizeT n);

@@ -281,6 +281,10 @@ __constinit HybridMemo memo;
 
 } // namespace
 
+bool ip_in_preload(Addr ip) {
+    return in_preload(ip);
+}
+
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device, StackPurpose purpose) {
     if (sites_compact_if_due()) {
         // Compacted sites' records are reused: no cached stack or merge may

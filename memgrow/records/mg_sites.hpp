@@ -57,6 +57,9 @@ StackWord site_top_word(const Site* s);
 Site* site_of_current_stack(ThreadId tid, Space space, UInt device,
                             StackPurpose purpose = StackPurpose::allocation);
 
+// Whether ip is in memgrow's preload (its malloc replacements, its wrappers).
+bool ip_in_preload(Addr ip);
+
 // The hybrid stack (Python frames among native ones) of tid now, with the
 // preload's frames kept (an error inside a replaced strlen shows it), into
 // w; 0 when no interpreter runs (the native stack is the whole story).

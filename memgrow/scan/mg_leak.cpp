@@ -94,13 +94,14 @@ struct ClientMemory {
     }
 
     // CPython's GC links and type pointers are followed last (holders), and
-    // so are the interpreter's own C frames: what they keep in registers
-    // spilled to the stack is the evaluation's scratch, not the program's way.
+    // so are the interpreter's own C frames and memgrow's preload's (its
+    // malloc and free): what they keep in registers spilled to the stack is
+    // their scratch, not the program's way.
     bool weak_edge(usize at, usize ptr, const reach::Block& target, usize parent) {
         const ScannedStack* st;
         UInt frame;
         if (!parent && leak_scan_stack_frame(at, &st, &frame) &&
-            python_in_interpreter(st->ips[frame]))
+            (python_in_interpreter(st->ips[frame]) || ip_in_preload(st->ips[frame])))
             return true;
         return pyobj_weak_edge(at, ptr, target.addr, target.size, parent);
     }
@@ -667,17 +668,25 @@ const LeakScan* leak_scan() {
     return out;
 }
 
-void leak_scan_teardown(ThreadId tid, Addr caller_sp) {
+void leak_scan_teardown(ThreadId tid, Addr caller_sp, bool for_leaks) {
     if (teardown_scan_done) return;
-    teardown_scan_done = true;
+    teardown_scan_done = for_leaks;
     if (caller_sp > VG_(get_SP)(tid)) sp_override_tid = tid, sp_override = caller_sp;
     keep_stacks();
     Walk w = walk(false);
     sp_override_tid = VG_INVALID_THREADID;
-    for (UInt i = 0; i < w.n; ++i)
+    for (UInt i = 0; for_leaks && i < w.n; ++i)
         if (w.marks[i].state == reach::State::reachable) w.blocks[i]->by_teardown = 1;
     // For the holders, while the program's structures are still whole.
     leak_scan_forget_blocks();
+    keep_blocks(w);
+    release(w);
+}
+
+void leak_scan_for_holders() {
+    leak_scan_forget_blocks();
+    keep_stacks();
+    Walk w = walk(true);
     keep_blocks(w);
     release(w);
 }

@@ -71,8 +71,14 @@ const LeakScan* leak_scan_last(); // null before the first scan
 // reachable then, so that a later scan tells what teardown lost. It is not
 // one of the run's scans (leak_scan_last is unchanged), but its blocks are
 // kept (leak_scan_blocks) for the holders, until the next scan. tid's stack is read
-// from caller_sp up (above the preload wrapper's frame that asked).
-void leak_scan_teardown(ThreadId tid, Addr caller_sp);
+// from caller_sp up (above the preload wrapper's frame that asked). Without
+// for_leaks (--leak-check=no, --teardown-scan=no) it walks for the holders
+// alone: no block is marked, and the leak report is as without it.
+void leak_scan_teardown(ThreadId tid, Addr caller_sp, bool for_leaks);
+// A walk for the holders alone, at the last report when no scan ran (a run
+// with --leak-check=no that never began teardown): its blocks are kept as a
+// scan's, and it is not one of the run's scans.
+void leak_scan_for_holders();
 // As teardown begins, zeroes tid's stack below its stack pointer: the frames
 // teardown pushes there leave slots unwritten, which memcheck does not scan
 // (stack memory is undefined until written) and memgrow would read as

@@ -149,5 +149,46 @@ class NativeContainers(TestCase):
         self.assertIn("records (global)", holders)
 
 
+class CountsAreNoBoundOnBytes(TestCase):
+    """A bound on the number of blocks bounds bytes only when the blocks keep
+    their size and sit side by side: four per-connection buffers appended to
+    with realloc in a 64-slot array, a chained hash table's nodes scattered
+    over its 16,384 buckets (no collision yet), and random words that happen
+    to point into blocks all grow without bound: growing, not a plateau by
+    the bounded-holder rule."""
+
+    def test_buffers_grown_by_realloc_are_growing(self):
+        r = run([program("conn_bufs"), "4000"])
+        (s,) = sites_at(r.report, file="conn_bufs.c",
+                        line=source_line("tests/regress/conn_bufs.c", "CONN_APPEND"))
+        self.assertEqual((s["class"], s["live_blocks"]), ("growing", 4), s["growth"])
+        self.assertIsNone(s["growth"].get("bound"))
+        self.assertEqual(s["held_by"][0]["path"], "conn_buf")
+        self.assertRegex(r.log, r"GROWING 1 of 1: on_data \(conn_bufs\.c:\d+\)")
+        (h,) = [h for h in r.report["holders"] if h["path"] == "conn_buf"]
+        self.assertEqual(h["class"], "growing", h)
+
+    def test_a_chained_hash_table_is_no_bound(self):
+        r = run([program("chained_table"), "3000"])
+        (s,) = sites_at(r.report, file="chained_table.c",
+                        line=source_line("tests/regress/chained_table.c", "TABLE_NODE"))
+        self.assertEqual(s["class"], "growing", s["growth"])
+        (h,) = s["held_by"]
+        self.assertEqual((h["path"], h["root"], h["bound"], h["blocks"]),
+                         ("table", "global", None, 3000), h)
+        self.assertIn(" held by: table (global), ", r.log)
+
+    def test_random_words_that_point_into_blocks_are_no_bound(self):
+        # 65,536 random words, 3,000 of them planted into the blocks: they
+        # are scattered, and their array's 65,536 words bound nothing.
+        r = run([program("junk_words"), "3000"])
+        (s,) = sites_at(r.report, file="junk_words.c",
+                        line=source_line("tests/regress/junk_words.c", "JUNK_BLOCK"))
+        self.assertEqual(s["class"], "growing", s["growth"])
+        junk = [h for h in s["held_by"] if h["path"] == "junk"]
+        self.assertEqual([(h["root"], h["bound"]) for h in junk], [("global", None)], s["held_by"])
+        self.assertIn(" held by: junk (global), ", r.log)
+
+
 if __name__ == "__main__":
     unittest.main()

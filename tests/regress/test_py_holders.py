@@ -6,15 +6,17 @@ queue), with the holder's type, length and bound read from the objects; a
 line held by bounded holders a third full is a plateau by the rule "bounded
 holder", with the bound and what it reaches at the bound, where the same
 line's history alone says growing."""
+import json
 import os
 import re
+import subprocess
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tempfile  # noqa: E402
 
-from mgtest import (SRC, Service, TestCase, python_interpreters,  # noqa: E402
+from mgtest import (REPORT, SRC, Service, TestCase, python_interpreters,  # noqa: E402
                     representative_interpreters, run, source_line)
 
 NAME = "py_holders_service.py"
@@ -278,6 +280,17 @@ class WhoHolds(TestCase):
                 out = svc.vgdb("who_holds", f"{name}:{recent}")
                 self.assertRegex(out, r"__main__\.RECENT \(collections\.deque, 1,000 of "
                                       r"5,000 items\)")
+                # A full deque of bytearrays: the deque holds the line's
+                # memory, the bytearrays' bytes with them; holders that
+                # read the same are one line, and no register or frame of
+                # memgrow's own malloc is named.
+                ring = source_line(os.path.join("tests", "regress", name), "LIVE_RING")
+                out = svc.vgdb("who_holds", f"{name}:{ring}")
+                self.assertRegex(out, r"\n  __main__\.RING \(collections\.deque, 50 of 50 "
+                                      r"items\), [\d,]+ bytes, (9\d|100)%")
+                paths = re.findall(r"\n  (\S+) \(", out)
+                self.assertEqual(len(paths), len(set(paths)), out)
+                self.assertNotRegex(out, r"a register|vgpreload_memgrow")
                 # A live frame's local, by the function's and the variable's
                 # names (the list it names, not the list's type after it).
                 batch = source_line(os.path.join("tests", "regress", name), "LIVE_BATCH")
@@ -309,6 +322,134 @@ class Safety(TestCase):
                 self.assertNotRegex(r.log, r"impossible|internal error|Process terminating")
                 big = [h for h in r.report["holders"] if h["path"] == "__main__.BIG"]
                 self.assertEqual([(h["type"], h["length"]) for h in big], [("dict", 1000000)])
+
+
+def script(name):
+    return os.path.join(SRC, "tests", "regress", name)
+
+
+class WithoutTheLeakReport(TestCase):
+    """The holders come from a walk of their own when the exit's leak report
+    (--leak-check=no) or the teardown scan (--teardown-scan=no) is off: a
+    deque(maxlen=6000) half full still makes its line a plateau."""
+
+    def test_a_bounded_deque_bounds_its_line_with_either_scan_off(self):
+        py = python_interpreters()["running"]
+        line_ = source_line(os.path.join("tests", "regress", "py_base.py"), "BASE_RECENT")
+        for options in (["--leak-check=no"], ["--teardown-scan=no"],
+                        ["--leak-check=no", "--teardown-scan=no"]):
+            with self.subTest(options=options):
+                r = run([*py.argv, script("py_base.py")], options=options)
+                self.assertEqual(r.rc, 0, r.log[-3000:])
+                (ps,) = [p for p in r.report["python_sites"]
+                         if p["frames"][0]["line"] == line_ and p["class"] != "stable"]
+                self.assertEqual((ps["class"], ps["growth"]["rule"]), ("plateau", "bounded holder"),
+                                 ps["growth"])
+                h = ps["held_by"][0]
+                self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
+                                 ("__main__.RECENT", "collections.deque", 3000, 6000))
+                self.assertRegex(r.log, r"held by: __main__\.RECENT \(collections\.deque, "
+                                        r"3,000 of 6,000 items\)")
+
+
+class GrowingToTheEnd(TestCase):
+    """A dict that gains keys to the very end, its last resize in the run's
+    last third (the resize's peak, then the drop, defeats the trend test of
+    the line's summed series): held by a dict with no bound whose items keep
+    coming, the line is growing (rule "unbounded holder"), and every output
+    says so: the log, the exit code (counted once, by the Python site), the
+    JSON classes, and memgrow-report's sarif, junit, show and diff."""
+
+    def test_a_dict_growing_to_the_end_is_growing_everywhere(self):
+        py = python_interpreters()["running"]
+        line_ = source_line(os.path.join("tests", "regress", "py_dict_grow.py"), "DICT_GROW")
+        r = run([*py.argv, script("py_dict_grow.py"), "120000"],
+                options=["--errors-for=growing", "--error-exitcode=3"])
+        self.assertEqual(r.rc, 3, r.log[-3000:])
+        (ps,) = [p for p in r.report["python_sites"] if p["class"] != "stable"]
+        self.assertEqual(ps["frames"][0]["line"], line_)
+        self.assertEqual((ps["class"], ps["growth"]["rule"]), ("growing", "unbounded holder"),
+                         ps["growth"])
+        h = ps["held_by"][0]
+        self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
+                         ("__main__.SEEN", "dict", 120000, None))
+        (finding,) = [x for x in r.report["holders"] if x["path"] == "__main__.SEEN"]
+        self.assertEqual(finding["class"], "growing")
+        self.assertRegex(r.log, r"GROWING 1 of 1: <module> \(py_dict_grow\.py:\d+\)")
+        self.assertRegex(r.log, r"Python sites: [\d,]+ \(leaked 0, growing 1, plateau 0,")
+        # One error for the one growing line, not one per native sub-site.
+        self.assertRegex(r.log, r"ERROR SUMMARY: 1 errors from 1 contexts")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "r.json")
+            with open(path, "w") as f:
+                json.dump(r.report, f)
+            sarif, junit = os.path.join(tmp, "r.sarif"), os.path.join(tmp, "r.xml")
+            subprocess.run([REPORT, "sarif", f"--output={sarif}", path], check=True,
+                           capture_output=True)
+            subprocess.run([REPORT, "junit", f"--output={junit}", path], check=True,
+                           capture_output=True)
+            with open(sarif) as f:
+                results = json.load(f)["runs"][0]["results"]
+            self.assertEqual([x["ruleId"] for x in results], ["memgrow/growing"])
+            with open(junit) as f:
+                self.assertRegex(f.read(), r'failures="1"')
+            show = subprocess.run([REPORT, "show", path], check=True, capture_output=True,
+                                  text=True).stdout
+            self.assertRegex(show, r"GROWING 1 of 1: <module> \(py_dict_grow\.py:\d+\)")
+            diff = subprocess.run([REPORT, "diff", path, path], capture_output=True,
+                                  text=True).stdout
+            self.assertRegex(diff, rf"leaked and growing sites hold {ps['live_bytes']:,} -> ")
+
+
+class WhatHoldsNothing(TestCase):
+    """A full C lru_cache(maxsize=32) whose values grow is one holder, the
+    wrapper, holding all its values (its links are its own), and its line
+    grows: 32 values are no bound on their bytes. Floats whose bits are the
+    addresses of blobs kept in a dict's list are never their holders: an
+    object with no pointer in it holds nothing. A module's namespace holding
+    a linked list from one global is that global, by its variable."""
+
+    def test_a_full_lru_cache_is_one_holder(self):
+        py = python_interpreters()["running"]
+        r = run([*py.argv, script("py_lru_full.py")])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        value = source_line(os.path.join("tests", "regress", "py_lru_full.py"), "LRU_FULL_VALUE")
+        (ps,) = [p for p in r.report["python_sites"] if p["frames"][0]["line"] == value
+                 and p["class"] != "stable"]
+        self.assertEqual(ps["class"], "growing", ps["growth"])
+        (h,) = ps["held_by"]
+        self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
+                         ("__main__.render", "functools._lru_cache_wrapper", 32, 32))
+        self.assertGreater(h["share"], 0.99)
+        self.assertEqual([x["path"] for x in r.report["holders"]
+                          if x["path"].startswith("__main__.render")], ["__main__.render"])
+        self.assertEqual(len(re.findall(r"GROWING \d+ of \d+: __main__\.render", r.log)), 1,
+                         r.log[-3000:])
+
+    def test_a_float_is_never_a_holder(self):
+        py = python_interpreters()["running"]
+        r = run([*py.argv, script("py_holders_decoy.py"), "3000"])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        blob = source_line(os.path.join("tests", "regress", "py_holders_decoy.py"), "DECOY_BLOB")
+        ps = max((p for p in r.report["python_sites"] if p["frames"][0]["line"] == blob),
+                 key=lambda p: p["live_bytes"])
+        h = ps["held_by"][0]
+        self.assertEqual((h["path"], h["type"]), ("__main__.STORE['blobs']", "list"), h)
+        self.assertGreater(h["share"], 0.99)
+        self.assertNotIn("float", [x["type"] for x in r.report["holders"]])
+
+    def test_a_list_whose_head_is_a_global_is_held_by_the_global(self):
+        py = python_interpreters()["running"]
+        r = run([*py.argv, script("py_slots_chain.py"), "30000"])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        for marker in ("CHAIN_NODE", "CHAIN_PAYLOAD"):
+            at = source_line(os.path.join("tests", "regress", "py_slots_chain.py"), marker)
+            ps = max((p for p in r.report["python_sites"] if p["frames"][0]["line"] == at),
+                     key=lambda p: p["live_bytes"])
+            h = ps["held_by"][0]
+            self.assertEqual((h["path"], h["type"]), ("__main__.CHAIN", "__main__.Node"), h)
+            self.assertGreater(h["share"], 0.99)
+        self.assertIn("held by: __main__.CHAIN (__main__.Node), ", r.log)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/classify.hpp"
+#include "core/holder_rule.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -784,3 +785,33 @@ BOOST_AUTO_TEST_CASE(spikes_above_a_flat_floor_are_not_growing) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// The bounded-holder rule's limits (core/holder_rule.hpp): a count bounds
+// bytes only while the blocks keep their size, and a native array only while
+// its blocks sit side by side (a hash table's are scattered).
+BOOST_AUTO_TEST_CASE(a_count_bounds_bytes_only_while_blocks_keep_their_size) {
+    // Four buffers grown by realloc, 100 bytes at a time, to 100,000 each.
+    BOOST_TEST(mg::blocks_grew(400000, 4, 4 * 1000 * 50050ull, 4000));
+    // A ring of 256-byte records, and one of records of random size.
+    BOOST_TEST(!mg::blocks_grew(500 * 256, 500, 2000 * 256, 2000));
+    BOOST_TEST(!mg::blocks_grew(500 * 310, 500, 2000 * 300, 2000));
+    BOOST_TEST(!mg::blocks_grew(0, 0, 100, 1));
+}
+
+BOOST_AUTO_TEST_CASE(a_native_array_bounds_only_blocks_side_by_side) {
+    BOOST_TEST(mg::slots_side_by_side(1, 1000));     // filled in order
+    BOOST_TEST(mg::slots_side_by_side(2, 5));        // a ring that wrapped
+    BOOST_TEST(mg::slots_side_by_side(20, 500));     // a few holes
+    BOOST_TEST(!mg::slots_side_by_side(3000, 3000)); // a hash table's buckets
+    BOOST_TEST(!mg::slots_side_by_side(-1, 10));     // unreadable
+}
+
+BOOST_AUTO_TEST_CASE(a_container_with_no_bound_whose_items_grow_grows) {
+    // All held by a dict with no bound, 98% of it in growing sub-sites.
+    BOOST_TEST(mg::unbounded_growth(9082896, 9082896, 9082672, 9082896));
+    // Held by it, but its growing parts are a tenth.
+    BOOST_TEST(!mg::unbounded_growth(1000, 1000, 100, 1000));
+    // Growing parts, but held half by a bounded holder.
+    BOOST_TEST(!mg::unbounded_growth(500, 1000, 900, 1000));
+    BOOST_TEST(!mg::unbounded_growth(0, 0, 0, 0));
+}

@@ -368,6 +368,30 @@ BOOST_AUTO_TEST_CASE(each_block_remembers_its_shortest_way_from_the_roots) {
     BOOST_TEST(via_root_address(marks[3].indirect) == 0u);
 }
 
+// Where edges can be weak (a Python process), a register is a weak root: a
+// thread's scratch. A block a register and a global both reach is the
+// global's; one only a register reaches is still the register's.
+BOOST_AUTO_TEST_CASE(a_register_is_a_weak_root_where_edges_can_be_weak) {
+    Heap h;
+    usize globals = h.alloc(kWord);
+    h.blocks.pop_back();
+    usize a = h.alloc(16), b = h.alloc(16), lone = h.alloc(16);
+    h.set(globals, a); // globals[0] -> a -> b
+    h.set(a, b);
+    std::vector<Mark> marks(h.blocks.size());
+    std::vector<u32> queue(h.blocks.size()), deferred(h.blocks.size());
+    Scanner<Heap> s(h.blocks.data(), 3, marks.data(), queue.data(), 0, h, deferred.data());
+    s.root_word(b); // registers come before the root ranges
+    s.root_word(lone);
+    s.scan_root_range(globals, globals + kWord);
+    s.finish();
+    for (const Mark& m : marks)
+        BOOST_TEST((m.state == State::reachable));
+    BOOST_TEST(marks[1].indirect == 0u); // b through a, not the register
+    BOOST_TEST(via_root(marks[2].indirect));
+    BOOST_TEST(via_root_address(marks[2].indirect) == 0u);
+}
+
 // A possibly reachable block (an interior pointer) is also told how.
 BOOST_AUTO_TEST_CASE(a_possibly_reachable_block_remembers_the_interior_pointer) {
     Heap h;
