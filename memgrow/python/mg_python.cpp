@@ -644,17 +644,22 @@ bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importi
     if (!code) return false;
     Addr units = f.code + layout->code_adaptive;
     // Incomplete frames (still setting up) are not the program's lines.
-    bool incomplete = false;
+    bool incomplete = false, at_resume = false;
     if (layout->code_firsttraceable) {
         Int firsttraceable = *reinterpret_cast<const Int*>(f.code + layout->code_firsttraceable);
-        incomplete = f.owner != layout->owned_by_generator &&
-                     f.prev_instr < units + 2 * static_cast<Addr>(firsttraceable);
+        Addr first = units + 2 * static_cast<Addr>(firsttraceable);
+        incomplete = f.owner != layout->owned_by_generator && f.prev_instr < first;
+        at_resume = f.prev_instr == first;
     }
-    // An import statement allocates before importlib's frames appear
-    // (asked only while the warm-up's end is looked for).
+    // An import statement allocates before importlib's frames appear, and
+    // what the eval breaker runs at a frame's first instruction (a garbage
+    // collection, a signal handler: `_Py_HandlePending` at the script's
+    // line 1, as start-up's allocations happen to cross the GC's threshold)
+    // is no statement of the program: neither ends the warm-up (asked only
+    // while its end is looked for).
     UChar opcode;
     *importing |= warmup_pending &&
-                  (code->hidden ||
+                  (code->hidden || at_resume ||
                    (!incomplete && layout->import_name && read_client(f.prev_instr, &opcode) &&
                     (opcode == layout->import_name || opcode == layout->import_from)));
     *shown = !incomplete && !code->hidden;

@@ -72,10 +72,6 @@ class SeedPattern(unittest.TestCase):
                 # TOKENS line, which is charged for them (docs/python.md).
                 others = {line for line, c in by_line.items()
                           if c & {"growing", "plateau"}} - grow - hold
-                if py.minor >= 15:
-                    # 3.15's warm-up ends before the imports at the top
-                    # (`<module>:1`), which then hold what they loaded.
-                    others -= {line_of("import collections"), line_of("import random")}
                 self.assertFalse(others, text)
                 # The dict's table grows by resizing: a staircase whose next
                 # resize is not yet due.
