@@ -92,7 +92,8 @@ class Behaviour(TestCase):
     def test_buffers_rebuilt_longer_grow(self):
         # Issue 43, B11: under the bytes clock the buffers' own copies carry
         # the clock over the buckets' ends; sampled with the new copy in
-        # flight beside the old, four buffers were a plateau, one stable.
+        # flight beside the old, four buffers were a plateau, one stable; and
+        # the deque's bound on their count was taken for a bound on their bytes.
         for rep in self.each("py_grow_bytes.py"):
             self.assertClassAt(rep, "py_grow_bytes.py", "REBUILT_FOUR", "growing")
             self.assertClassAt(rep, "py_grow_bytes.py", "REBUILT_ONE", "growing")
