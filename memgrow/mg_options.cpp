@@ -119,18 +119,27 @@ static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes", "--jso
                                                "--mark-warmup",           "--top",
                                                "--quarantine-bytes",      "--freelist-vol",
                                                "--freelist-big-blocks",   "--site-compaction"};
-static const HChar* const kOtherValueOptions[] = {
-    "--time-unit",        "--report-every",
-    "--warmup",           "--leak-check",
-    "--show-leak-kinds",  "--leak-check-heuristics",
-    "--errors-for",       "--python",
-    "--emulate-insns",    "--cuda",
-    "--python-malloc",    "--pytorch-caching",
-    "--follow-launchers", "--python-test-layout-mismatch",
-    "--teardown-scan",    "--mark-at",
-    "--addressability",   "--partial-loads-ok",
-    "--python-free-lists", "--json-sites",
-    "--fork-pages"};
+static const HChar* const kOtherValueOptions[] = {"--time-unit",
+                                                  "--report-every",
+                                                  "--warmup",
+                                                  "--leak-check",
+                                                  "--show-leak-kinds",
+                                                  "--leak-check-heuristics",
+                                                  "--errors-for",
+                                                  "--python",
+                                                  "--emulate-insns",
+                                                  "--cuda",
+                                                  "--python-malloc",
+                                                  "--pytorch-caching",
+                                                  "--follow-launchers",
+                                                  "--python-test-layout-mismatch",
+                                                  "--teardown-scan",
+                                                  "--mark-at",
+                                                  "--addressability",
+                                                  "--partial-loads-ok",
+                                                  "--python-free-lists",
+                                                  "--json-sites",
+                                                  "--fork-pages"};
 
 // The value of arg if it is "name=value", else null.
 static const HChar* value_of(const HChar* arg, const HChar* name) {
