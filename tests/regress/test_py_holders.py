@@ -356,7 +356,8 @@ class GrowingToTheEnd(TestCase):
     """A dict that gains keys to the very end, its last resize in the run's
     last third (the resize's peak, then the drop, defeats the trend test of
     the line's summed series): held by a dict with no bound whose items keep
-    coming, the line is growing (rule "unbounded holder"), and every output
+    coming, the line is growing (rule "unbounded holder" where its series
+    alone does not say so; tests/unit/test_classify.cpp), and every output
     says so: the log, the exit code (counted once, by the Python site), the
     JSON classes, and memgrow-report's sarif, junit, show and diff."""
 
@@ -368,8 +369,12 @@ class GrowingToTheEnd(TestCase):
         self.assertEqual(r.rc, 3, r.log[-3000:])
         (ps,) = [p for p in r.report["python_sites"] if p["class"] != "stable"]
         self.assertEqual(ps["frames"][0]["line"], line_)
-        self.assertEqual((ps["class"], ps["growth"]["rule"]), ("growing", "unbounded holder"),
-                         ps["growth"])
+        # Growing by its own series where the table's resizes are seen as a
+        # staircase (the bytes clock counts an allocation in flight at a
+        # bucket's end from the next bucket), else by its holder.
+        self.assertEqual(ps["class"], "growing", ps["growth"])
+        self.assertIn(ps["growth"]["rule"], ("staircase", "trend", "unbounded holder"),
+                      ps["growth"])
         h = ps["held_by"][0]
         self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
                          ("__main__.SEEN", "dict", 120000, None))
