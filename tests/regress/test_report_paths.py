@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -246,6 +247,14 @@ class ReportPaths(TestCase):
         with open(self.path("read.txt"), "w") as out:
             reader = subprocess.Popen(["cat", fifo], stdout=out)
         try:
+            # The reader is there once it waits in open() for a writer
+            # (openat, on a loaded machine later than the run's start).
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                with open(f"/proc/{reader.pid}/syscall") as f:
+                    if f.read().split(" ", 1)[0] in ("257", "2"):
+                        break
+                time.sleep(0.01)
             p = subprocess.run([VALGRIND, "--tool=memgrow", "--leak-check=no",
                                 f"--json-file={fifo}", program("fork_same"), "12"], cwd=self.tmp,
                                stderr=subprocess.PIPE, text=True, timeout=300)
