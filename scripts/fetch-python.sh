@@ -18,6 +18,12 @@
 # for memcheck in bench/run.py.
 #
 #   scripts/fetch-python.sh [VERSION...]   (default: 3.13 3.14 3.15)
+#   scripts/fetch-python.sh --torch        sid's CPython 3.14 with its PyTorch
+#
+# --torch unpacks python3-torch (CPU) and what apt resolves it to need, less
+# what `import torch` never loads (LLVM, ROCm, the test libraries; 1.1 GB
+# in all, 0.6 without them), into ${XDG_CACHE_HOME:-~/.cache}/memgrow/torch3.14:
+# for the benchmarks and checks of PyTorch's import (bench/), not the tests.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/memgrow
@@ -46,6 +52,32 @@ runnable() {
 }
 
 status=0
+if [ "${1:-}" = --torch ]; then
+    sid_apt=$cache/apt/sid
+    "$here/fetch-debian.sh" sid "$cache/python3.14" libc6 >/dev/null # the suite's index, fresh
+    empty=$(mktemp)
+    # What apt would install on an empty system: alternatives resolved its way.
+    # shellcheck disable=SC2046
+    packages=$(apt-get -s -o Dir::Etc::SourceList="$sid_apt/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+        -o Dir::State::Lists="$sid_apt/lists" -o Dir::Cache="$sid_apt" -o Dir::State::status="$empty" \
+        -o Debug::NoLocking=1 -o APT::Install-Recommends=0 install python3-torch |
+        sed -n 's/^Inst \([^ ]*\).*/\1/p' |
+        grep -Ev '^(libllvm|libclang|libamd|libhsa|libtorch-test|systemd|libsystemd|python3-networkx|python3-sympy)')
+    rm -f "$empty"
+    root=$cache/torch3.14 lib=$cache/torch3.14/usr/lib/x86_64-linux-gnu
+    # shellcheck disable=SC2086
+    "$here/fetch-debian.sh" sid "$root" $packages libpython3.14-dev && runnable "$root" 3.14 || exit 1
+    # Not installed, so no ld.so.conf and no alternatives: the interpreter's
+    # DT_RPATH names the root's library folders (the BLAS and LAPACK the
+    # alternatives would pick), and torch's extension searches them too (its
+    # RUNPATH would hide the interpreter's RPATH from what it loads).
+    patchelf --force-rpath --set-rpath "$lib:$lib/blas:$lib/lapack:$root/usr/lib" "$root/usr/bin/python3.14"
+    for ext in "$root"/usr/lib/python3/dist-packages/torch/_C.*.so; do
+        patchelf --force-rpath --set-rpath "\$ORIGIN/lib:$lib:$lib/blas:$lib/lapack:$root/usr/lib" "$ext"
+    done
+    env -u PYTHONHOME -u PYTHONPATH "$root/usr/bin/python3.14" -c 'import torch; print("memgrow: torch", torch.__version__, "for CPython 3.14:", "'"$root/usr/bin/python3.14"'")'
+    exit
+fi
 [ $# -gt 0 ] || set -- 3.13 3.14 3.15
 for v in "$@"; do
     dest=$cache/python$v
