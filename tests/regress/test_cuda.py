@@ -8,6 +8,7 @@ every test here fails, naming what is missing: never a silent skip.
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -144,6 +145,8 @@ class CudaTest(mgtest.TestCase):
                                          line=line("expandable.c", "RESERVE_HERE")), [])
         self.assertEqual([s for s in rep["sites"] if s["space"] == "mapped"
                           and s["live_bytes"] >= chunk], [], mgtest.describe(rep))
+        self.assertEqual(rep["buckets"][-1]["spaces"]["device"]["live_bytes"], 24 * chunk)
+        self.assertLess(max(rep["pages"]["mapped"]), chunk)
 
         def at(kind, marker):
             want = line("expandable.c", marker)
@@ -173,6 +176,13 @@ class CudaTest(mgtest.TestCase):
         self.assertIn("ERROR SUMMARY: 5 errors from 5 contexts", r.log)
         self.assertRegex(r.log, r"is \d+ bytes inside a device reservation of size 67108864 at "
                          r"0x[0-9a-f]+, reserved but not mapped")
+        # Suppressible by its kind, as every error.
+        with tempfile.NamedTemporaryFile("w", suffix=".supp") as f:
+            f.write("{\n   vm\n   memgrow:DeviceUnmapped\n   ...\n   fun:main\n}\n")
+            f.flush()
+            r = run("expandable", options=[f"--suppressions={f.name}"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("ERROR SUMMARY: 2 errors from 2 contexts (suppressed: 3 from 3)", r.log)
 
     def test_misuse_errors_with_stacks(self):
         r = run("misuse")
