@@ -209,16 +209,18 @@ DeviceSpan reservation_span(const Reservation& r, Addr at) {
     return reservation_span(r.start, r.size, r.reserved_at, g ? g->gone_at : nullptr);
 }
 
-// Checks [a, a + n) from the mapping or reservation holding a: every byte
-// mapped (by any number of mappings) with the access, and inside the
-// reservation res when it is known.
+// Checks [a, a + n) from the mapping or reservation holding a: inside the
+// reservation res when it is known (else the mappings' extent), every byte
+// mapped (by any number of mappings) with the access.
 UWord va_access(ThreadId tid, Addr a, SizeT n, UInt access, UInt api, const Reservation* res) {
     Addr end = n > ~a ? ~Addr(0) : a + n;
-    Addr limit = res ? res->start + res->size : end;
+    if (res && end - res->start > res->size) {
+        report_device_overrun(tid, a, n, access, api, reservation_span(*res, a));
+        return 0;
+    }
     UChar need = access == MEMGROW_ACCESS_READ ? 1 : 2;
     const Range* last = nullptr;
-    Addr x = a;
-    while (x < end && x < limit) {
+    for (Addr x = a; x < end; x = range_end(*last)) {
         const Range* m = range_at(x);
         if (!m || !m->mapping) {
             if (!res) break;
@@ -231,16 +233,11 @@ UWord va_access(ThreadId tid, Addr a, SizeT n, UInt access, UInt api, const Rese
             return 0;
         }
         last = m;
-        x = range_end(*m);
     }
-    if (x >= end) return 1;
-    if (res) {
-        report_device_overrun(tid, a, n, access, api, reservation_span(*res, x));
-    } else {
-        const Block* b = last->counted ? block_find(Table::vmm, last->handle) : nullptr;
-        report_device_overrun(tid, a, n, access, api,
-                              block_span(last->start, last->size, b ? b->site : nullptr));
-    }
+    if (range_end(*last) >= end) return 1;
+    const Block* b = last->counted ? block_find(Table::vmm, last->handle) : nullptr;
+    report_device_overrun(tid, a, n, access, api,
+                          block_span(last->start, last->size, b ? b->site : nullptr));
     return 0;
 }
 
