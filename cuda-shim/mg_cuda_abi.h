@@ -25,6 +25,16 @@ typedef struct {
 } MgCuMemAllocationPropHead;
 #define MG_CU_MEM_LOCATION_TYPE_DEVICE 1
 
+/* CUmemAccessDesc: a location and the access granted there
+   (CUmemAccess_flags: 0 none, 1 read, 3 read and write). */
+typedef struct {
+    struct {
+        int type;
+        int id;
+    } location;
+    int flags;
+} MgCuMemAccessDesc;
+
 /* cuGetProcAddress flags */
 #define MG_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM 2ull
 

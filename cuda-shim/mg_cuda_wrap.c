@@ -2,11 +2,12 @@
    (vgpreload_memgrow-amd64-linux.so). docs/cuda.md explains the design.
 
    Three layers, each reporting through memgrow's client requests:
-   - cuGetProcAddress[_v2] of libcuda is wrapped: for the allocation and
-     free entry points it resolves (and for "cuGetProcAddress" itself) it
-     hands back a trampoline here that calls the driver's function and
-     reports. The CUDA runtime (dynamic or static), cuBLAS, cuDNN, NCCL and
-     PyTorch's driver calls all reach the driver this way.
+   - cuGetProcAddress[_v2] of libcuda is wrapped: for the allocation, free,
+     virtual-memory, copy and set entry points it resolves (and for
+     "cuGetProcAddress" itself) it hands back a trampoline here that calls
+     the driver's function and reports. The CUDA runtime (dynamic or
+     static), cuBLAS, cuDNN, NCCL and PyTorch's driver calls all reach the
+     driver this way.
    - the exported driver symbols are wrapped, for programs linked with -lcuda;
    - the runtime's allocation, free, copy and set calls are wrapped, in
      libcudart.so* and in the executable (static cudart): they name the API
@@ -73,6 +74,18 @@ static int streq(const char* a, const char* b) {
     while (*a && *a == *b)
         a++, b++;
     return *a == *b;
+}
+
+/* Checks the device-side ranges a copy touches: which pointers are device
+   memory follows from the kind (cudaMemcpyDefault: either may be). */
+static void check_copy(UWord dst, UWord src, SizeT n, int kind, int api) {
+    if (!outermost() || n == 0) return;
+    if (kind == MG_CUDA_MEMCPY_HOST_TO_DEVICE || kind == MG_CUDA_MEMCPY_DEVICE_TO_DEVICE ||
+        kind == MG_CUDA_MEMCPY_DEFAULT)
+        (void)MEMGROW_DEVICE_ACCESS(dst, n, MEMGROW_ACCESS_WRITE, api);
+    if (kind == MG_CUDA_MEMCPY_DEVICE_TO_HOST || kind == MG_CUDA_MEMCPY_DEVICE_TO_DEVICE ||
+        kind == MG_CUDA_MEMCPY_DEFAULT)
+        (void)MEMGROW_DEVICE_ACCESS(src, n, MEMGROW_ACCESS_READ, api);
 }
 
 /* ---- the driver layer: one do_ function per entry point, called by the
@@ -190,6 +203,72 @@ static CUresult do_mem_unmap(OrigFn fn, CUdeviceptr p, SizeT size) {
     return r;
 }
 
+/* The address space: a reservation is no memory (docs/cuda.md), but copies
+   into it must stay inside it and touch only mapped, accessible pages. */
+static CUresult do_mem_address_reserve(OrigFn fn, CUdeviceptr* p, SizeT size, SizeT align,
+                                       CUdeviceptr addr, cuuint64_t flags) {
+    CUresult r;
+    enter();
+    CALL_FN_W_5W(r, fn, p, size, align, addr, flags);
+    leave();
+    if (r == 0 && outermost()) MEMGROW_DEVICE_VA(MEMGROW_VA_RESERVE, *p, size, current_device());
+    return r;
+}
+
+static CUresult do_mem_address_free(OrigFn fn, CUdeviceptr p, SizeT size) {
+    CUresult r;
+    enter();
+    CALL_FN_W_WW(r, fn, p, size);
+    leave();
+    if (r == 0 && outermost()) MEMGROW_DEVICE_VA(MEMGROW_VA_FREE, p, size, 0);
+    return r;
+}
+
+/* The widest access any location is granted. */
+static CUresult do_mem_set_access(OrigFn fn, CUdeviceptr p, SizeT size,
+                                  const MgCuMemAccessDesc* desc, SizeT count) {
+    CUresult r;
+    enter();
+    CALL_FN_W_WWWW(r, fn, p, size, desc, count);
+    leave();
+    if (r == 0 && outermost()) {
+        int prot = 0;
+        for (SizeT i = 0; i < count; i++)
+            prot |= desc[i].flags;
+        MEMGROW_DEVICE_VA(MEMGROW_VA_SET_ACCESS, p, size, prot);
+    }
+    return r;
+}
+
+/* The driver's copies and sets (cuMemcpy*, cuMemsetD*): all take the
+   destination, the source or value, the count and, when async, a stream. */
+static CUresult do_copy(OrigFn fn, UWord dst, UWord src, SizeT n, int kind, int async, UWord s) {
+    CUresult r;
+    check_copy(dst, src, n, kind, async ? MEMGROW_API_ASYNC : MEMGROW_API_DRIVER);
+    enter();
+    if (async)
+        CALL_FN_W_WWWW(r, fn, dst, src, n, s);
+    else
+        CALL_FN_W_WWW(r, fn, dst, src, n);
+    leave();
+    return r;
+}
+
+static CUresult do_set(OrigFn fn, UWord dst, UWord value, SizeT count, SizeT elem, int async,
+                       UWord s) {
+    CUresult r;
+    if (outermost() && count)
+        (void)MEMGROW_DEVICE_ACCESS(dst, count * elem, MEMGROW_ACCESS_WRITE,
+                                    async ? MEMGROW_API_ASYNC : MEMGROW_API_DRIVER);
+    enter();
+    if (async)
+        CALL_FN_W_WWWW(r, fn, dst, value, count, s);
+    else
+        CALL_FN_W_WWW(r, fn, dst, value, count);
+    leave();
+    return r;
+}
+
 /* The driver's start-up (cuInit, a context's creation) allocates tens of MB
    of host memory once: the tool may end the warm-up after it (docs/cuda.md,
    "The driver's start-up"). The signatures differ between versions
@@ -227,6 +306,23 @@ enum entry_id {
     E_MEM_RELEASE,
     E_MEM_MAP,
     E_MEM_UNMAP,
+    E_MEM_ADDRESS_RESERVE,
+    E_MEM_ADDRESS_FREE,
+    E_MEM_SET_ACCESS,
+    E_MEMCPY,
+    E_MEMCPY_ASYNC,
+    E_MEMCPY_HTOD,
+    E_MEMCPY_HTOD_ASYNC,
+    E_MEMCPY_DTOH,
+    E_MEMCPY_DTOH_ASYNC,
+    E_MEMCPY_DTOD,
+    E_MEMCPY_DTOD_ASYNC,
+    E_MEMSET_D8,
+    E_MEMSET_D8_ASYNC,
+    E_MEMSET_D16,
+    E_MEMSET_D16_ASYNC,
+    E_MEMSET_D32,
+    E_MEMSET_D32_ASYNC,
     E_GET_PROC_ADDRESS,
     E_INIT,
     E_PRIMARY_CTX_RETAIN,
@@ -293,6 +389,52 @@ static CUresult t_mem_map(CUdeviceptr p, SizeT size, SizeT offset, CUmemGenericA
 static CUresult t_mem_unmap(CUdeviceptr p, SizeT size) {
     return do_mem_unmap(REAL(E_MEM_UNMAP, 0), p, size);
 }
+static CUresult t_mem_address_reserve(CUdeviceptr* p, SizeT size, SizeT align, CUdeviceptr addr,
+                                      cuuint64_t flags) {
+    return do_mem_address_reserve(REAL(E_MEM_ADDRESS_RESERVE, 0), p, size, align, addr, flags);
+}
+static CUresult t_mem_address_free(CUdeviceptr p, SizeT size) {
+    return do_mem_address_free(REAL(E_MEM_ADDRESS_FREE, 0), p, size);
+}
+static CUresult t_mem_set_access(CUdeviceptr p, SizeT size, const MgCuMemAccessDesc* desc,
+                                 SizeT count) {
+    return do_mem_set_access(REAL(E_MEM_SET_ACCESS, 0), p, size, desc, count);
+}
+/* Copies and sets: the plain form and the per-thread-default-stream one
+   (_ptds, or _ptsz when async). */
+#define T_COPY(e, name, kind)                                                                      \
+    static CUresult t_##name(UWord d, UWord s, SizeT n) {                                          \
+        return do_copy(REAL(e, 0), d, s, n, kind, 0, 0);                                           \
+    }                                                                                              \
+    static CUresult t_##name##_ptds(UWord d, UWord s, SizeT n) {                                   \
+        return do_copy(REAL(e, 1), d, s, n, kind, 0, 0);                                           \
+    }                                                                                              \
+    static CUresult t_##name##_async(UWord d, UWord s, SizeT n, UWord st) {                        \
+        return do_copy(REAL(e##_ASYNC, 0), d, s, n, kind, 1, st);                                  \
+    }                                                                                              \
+    static CUresult t_##name##_async_ptsz(UWord d, UWord s, SizeT n, UWord st) {                   \
+        return do_copy(REAL(e##_ASYNC, 1), d, s, n, kind, 1, st);                                  \
+    }
+#define T_SET(e, name, elem)                                                                       \
+    static CUresult t_##name(UWord d, UWord v, SizeT n) {                                          \
+        return do_set(REAL(e, 0), d, v, n, elem, 0, 0);                                            \
+    }                                                                                              \
+    static CUresult t_##name##_ptds(UWord d, UWord v, SizeT n) {                                   \
+        return do_set(REAL(e, 1), d, v, n, elem, 0, 0);                                            \
+    }                                                                                              \
+    static CUresult t_##name##_async(UWord d, UWord v, SizeT n, UWord st) {                        \
+        return do_set(REAL(e##_ASYNC, 0), d, v, n, elem, 1, st);                                   \
+    }                                                                                              \
+    static CUresult t_##name##_async_ptsz(UWord d, UWord v, SizeT n, UWord st) {                   \
+        return do_set(REAL(e##_ASYNC, 1), d, v, n, elem, 1, st);                                   \
+    }
+T_COPY(E_MEMCPY, memcpy, MG_CUDA_MEMCPY_DEFAULT)
+T_COPY(E_MEMCPY_HTOD, memcpy_htod, MG_CUDA_MEMCPY_HOST_TO_DEVICE)
+T_COPY(E_MEMCPY_DTOH, memcpy_dtoh, MG_CUDA_MEMCPY_DEVICE_TO_HOST)
+T_COPY(E_MEMCPY_DTOD, memcpy_dtod, MG_CUDA_MEMCPY_DEVICE_TO_DEVICE)
+T_SET(E_MEMSET_D8, memset_d8, 1)
+T_SET(E_MEMSET_D16, memset_d16, 2)
+T_SET(E_MEMSET_D32, memset_d32, 4)
 /* "cuGetProcAddress" asked for itself: version 12000 on is the 5-argument
    form, before it the 4-argument one; each has its own slot. */
 static CUresult t_get_proc_address_v2(const char* symbol, void** pfn, int version, cuuint64_t flags,
@@ -343,6 +485,21 @@ static const struct {
     [E_MEM_RELEASE] = {"cuMemRelease", 10020, {(void*)t_mem_release, 0}},
     [E_MEM_MAP] = {"cuMemMap", 10020, {(void*)t_mem_map, 0}},
     [E_MEM_UNMAP] = {"cuMemUnmap", 10020, {(void*)t_mem_unmap, 0}},
+    [E_MEM_ADDRESS_RESERVE] = {"cuMemAddressReserve", 10020, {(void*)t_mem_address_reserve, 0}},
+    [E_MEM_ADDRESS_FREE] = {"cuMemAddressFree", 10020, {(void*)t_mem_address_free, 0}},
+    [E_MEM_SET_ACCESS] = {"cuMemSetAccess", 10020, {(void*)t_mem_set_access, 0}},
+/* A copy or set and its Async form, each with its per-thread-default-stream
+   trampoline. */
+#define COPY_ENTRIES(e, name, t, version)                                                          \
+    [e] = {name, version, {(void*)t_##t, (void*)t_##t##_ptds}},                                    \
+    [e##_ASYNC] = {name "Async", version, {(void*)t_##t##_async, (void*)t_##t##_async_ptsz}}
+    COPY_ENTRIES(E_MEMCPY, "cuMemcpy", memcpy, 4000),
+    COPY_ENTRIES(E_MEMCPY_HTOD, "cuMemcpyHtoD", memcpy_htod, 3020),
+    COPY_ENTRIES(E_MEMCPY_DTOH, "cuMemcpyDtoH", memcpy_dtoh, 3020),
+    COPY_ENTRIES(E_MEMCPY_DTOD, "cuMemcpyDtoD", memcpy_dtod, 3020),
+    COPY_ENTRIES(E_MEMSET_D8, "cuMemsetD8", memset_d8, 3020),
+    COPY_ENTRIES(E_MEMSET_D16, "cuMemsetD16", memset_d16, 3020),
+    COPY_ENTRIES(E_MEMSET_D32, "cuMemsetD32", memset_d32, 3020),
     [E_GET_PROC_ADDRESS] = {"cuGetProcAddress",
                             11030,
                             {(void*)t_get_proc_address_v2, (void*)t_get_proc_address_v1}},
@@ -517,6 +674,80 @@ DRV(CUresult, cuMemUnmap, (CUdeviceptr p, SizeT size)) {
     return do_mem_unmap(fn, p, size);
 }
 
+DRV(CUresult, cuMemAddressReserve,
+    (CUdeviceptr * p, SizeT size, SizeT align, CUdeviceptr addr, cuuint64_t flags)) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    return do_mem_address_reserve(fn, p, size, align, addr, flags);
+}
+DRV(CUresult, cuMemAddressFree, (CUdeviceptr p, SizeT size)) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    return do_mem_address_free(fn, p, size);
+}
+DRV(CUresult, cuMemSetAccess,
+    (CUdeviceptr p, SizeT size, const MgCuMemAccessDesc* desc, SizeT count)) {
+    OrigFn fn;
+    VALGRIND_GET_ORIG_FN(fn);
+    return do_mem_set_access(fn, p, size, desc, count);
+}
+/* The exported copies and sets: name is the symbol (cuMemcpyDtoD_v2), sz
+   the per-thread-default-stream suffix of the synchronous form. */
+#define DRV_COPY(name, sync_sz, kind)                                                              \
+    DRV(CUresult, name, (UWord d, UWord s, SizeT n)) {                                             \
+        OrigFn fn;                                                                                 \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        return do_copy(fn, d, s, n, kind, 0, 0);                                                   \
+    }                                                                                              \
+    DRV(CUresult, name##sync_sz, (UWord d, UWord s, SizeT n)) {                                    \
+        OrigFn fn;                                                                                 \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        return do_copy(fn, d, s, n, kind, 0, 0);                                                   \
+    }
+#define DRV_COPY_ASYNC(name, kind)                                                                 \
+    DRV(CUresult, name, (UWord d, UWord s, SizeT n, UWord st)) {                                   \
+        OrigFn fn;                                                                                 \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        return do_copy(fn, d, s, n, kind, 1, st);                                                  \
+    }                                                                                              \
+    DRV(CUresult, name##_ptsz, (UWord d, UWord s, SizeT n, UWord st)) {                            \
+        OrigFn fn;                                                                                 \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        return do_copy(fn, d, s, n, kind, 1, st);                                                  \
+    }
+#define DRV_SET(name, async_name, elem)                                                            \
+    DRV(CUresult, name, (UWord d, UWord v, SizeT n)) {                                             \
+        OrigFn fn;                                                                                 \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        return do_set(fn, d, v, n, elem, 0, 0);                                                    \
+    }                                                                                              \
+    DRV(CUresult, name##_ptds, (UWord d, UWord v, SizeT n)) {                                      \
+        OrigFn fn;                                                                                 \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        return do_set(fn, d, v, n, elem, 0, 0);                                                    \
+    }                                                                                              \
+    DRV(CUresult, async_name, (UWord d, UWord v, SizeT n, UWord st)) {                             \
+        OrigFn fn;                                                                                 \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        return do_set(fn, d, v, n, elem, 1, st);                                                   \
+    }                                                                                              \
+    DRV(CUresult, async_name##_ptsz, (UWord d, UWord v, SizeT n, UWord st)) {                      \
+        OrigFn fn;                                                                                 \
+        VALGRIND_GET_ORIG_FN(fn);                                                                  \
+        return do_set(fn, d, v, n, elem, 1, st);                                                   \
+    }
+DRV_COPY(cuMemcpy, _ptds, MG_CUDA_MEMCPY_DEFAULT)
+DRV_COPY_ASYNC(cuMemcpyAsync, MG_CUDA_MEMCPY_DEFAULT)
+DRV_COPY(cuMemcpyHtoD_v2, _ptds, MG_CUDA_MEMCPY_HOST_TO_DEVICE)
+DRV_COPY_ASYNC(cuMemcpyHtoDAsync_v2, MG_CUDA_MEMCPY_HOST_TO_DEVICE)
+DRV_COPY(cuMemcpyDtoH_v2, _ptds, MG_CUDA_MEMCPY_DEVICE_TO_HOST)
+DRV_COPY_ASYNC(cuMemcpyDtoHAsync_v2, MG_CUDA_MEMCPY_DEVICE_TO_HOST)
+DRV_COPY(cuMemcpyDtoD_v2, _ptds, MG_CUDA_MEMCPY_DEVICE_TO_DEVICE)
+DRV_COPY_ASYNC(cuMemcpyDtoDAsync_v2, MG_CUDA_MEMCPY_DEVICE_TO_DEVICE)
+DRV_SET(cuMemsetD8_v2, cuMemsetD8Async, 1)
+DRV_SET(cuMemsetD16_v2, cuMemsetD16Async, 2)
+DRV_SET(cuMemsetD32_v2, cuMemsetD32Async, 4)
+
 /* ---- the runtime layer: the API the user called, at the user's call ---- */
 
 static cudaError_t rt_alloc(OrigFn fn, void** p, SizeT n, UWord a3, UWord a4, int nargs, int space,
@@ -546,22 +777,10 @@ static cudaError_t rt_free(OrigFn fn, void* p, UWord a2, int nargs, int space, i
     return r;
 }
 
-/* Checks the device-side ranges a copy touches: which pointers are device
-   memory follows from the kind (cudaMemcpyDefault: either may be). */
-static void check_copy(const void* dst, const void* src, SizeT n, int kind, int api) {
-    if (!outermost() || n == 0) return;
-    if (kind == MG_CUDA_MEMCPY_HOST_TO_DEVICE || kind == MG_CUDA_MEMCPY_DEVICE_TO_DEVICE ||
-        kind == MG_CUDA_MEMCPY_DEFAULT)
-        (void)MEMGROW_DEVICE_ACCESS(dst, n, MEMGROW_ACCESS_WRITE, api);
-    if (kind == MG_CUDA_MEMCPY_DEVICE_TO_HOST || kind == MG_CUDA_MEMCPY_DEVICE_TO_DEVICE ||
-        kind == MG_CUDA_MEMCPY_DEFAULT)
-        (void)MEMGROW_DEVICE_ACCESS(src, n, MEMGROW_ACCESS_READ, api);
-}
-
 static cudaError_t rt_memcpy(OrigFn fn, void* dst, const void* src, SizeT n, int kind, void* s,
                              int async) {
     cudaError_t r;
-    check_copy(dst, src, n, kind, async ? MEMGROW_API_ASYNC : MEMGROW_API_RUNTIME);
+    check_copy((UWord)dst, (UWord)src, n, kind, async ? MEMGROW_API_ASYNC : MEMGROW_API_RUNTIME);
     enter();
     if (async)
         CALL_FN_W_5W(r, fn, dst, src, n, kind, s);

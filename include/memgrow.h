@@ -80,7 +80,14 @@ typedef enum {
        the tool can say which specs never made a mark. arg1: a
        MemgrowMarkAtEvent, arg2: the spec's index (0-based, in the order
        given) for MEMGROW_MARK_AT_CALLED. */
-    VG_USERREQ__MEMGROW_MARK_AT_EVENT
+    VG_USERREQ__MEMGROW_MARK_AT_EVENT,
+    /* Virtual memory's address space (the CUDA wrappers). arg1: a
+       MemgrowDeviceVaOp, arg2: address, arg3: size; arg4: the device
+       (MEMGROW_VA_RESERVE) or the CUmemAccess_flags granted
+       (MEMGROW_VA_SET_ACCESS). A reservation is address space, not memory:
+       copies and sets into it must stay inside it and touch only mapped
+       pages whose access was granted. */
+    VG_USERREQ__MEMGROW_DEVICE_VA
 } MemgrowClientRequest;
 
 /* arg1 of VG_USERREQ__MEMGROW_MARK_AT_EVENT. */
@@ -142,6 +149,13 @@ typedef enum {
     MEMGROW_CUDA_STARTUP_BEGIN = 4, /* the driver's start-up (cuInit, a context's creation) */
     MEMGROW_CUDA_STARTUP_END = 5    /* ... and its end: may end the warm-up */
 } MemgrowCudaScope;
+
+/* arg1 of VG_USERREQ__MEMGROW_DEVICE_VA. */
+typedef enum {
+    MEMGROW_VA_RESERVE = 1,   /* cuMemAddressReserve */
+    MEMGROW_VA_FREE = 2,      /* cuMemAddressFree */
+    MEMGROW_VA_SET_ACCESS = 3 /* cuMemSetAccess: arg4 is 1 (read) or 3 (read and write) */
+} MemgrowDeviceVaOp;
 
 /* What a copy or set does to a device-side range. */
 typedef enum { MEMGROW_ACCESS_READ = 1, MEMGROW_ACCESS_WRITE = 2 } MemgrowAccess;
@@ -216,6 +230,10 @@ typedef enum { MEMGROW_ACCESS_READ = 1, MEMGROW_ACCESS_WRITE = 2 } MemgrowAccess
 #define MEMGROW_DEVICE_UNMAP(addr, size)                                                           \
     ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_UNMAP, (addr), (size), 0, \
                                            0, 0))
+
+#define MEMGROW_DEVICE_VA(op, addr, size, arg)                                                     \
+    ((void)VALGRIND_DO_CLIENT_REQUEST_EXPR(0, VG_USERREQ__MEMGROW_DEVICE_VA, (op), (addr), (size), \
+                                           (arg), 0))
 
 /* 1 when fine or not running under memgrow. */
 #define MEMGROW_DEVICE_ACCESS(addr, size, access, api)                                             \

@@ -33,7 +33,7 @@ inc="-I$cuda/include -I$top"
 for p in classes async misuse side_by_side; do
     "$cuda/bin/nvcc" -g -O1 -arch=sm_90 $inc -x cu -o "$kit/bin/${p}_static" "$top/tests/cuda/$p.c"
 done
-for p in classes async misuse late_init; do
+for p in classes async misuse late_init expandable; do
     cc -g -O1 $inc -o "$kit/bin/${p}_dynamic" "$top/tests/cuda/$p.c" -L"$cuda/lib64" -lcudart \
         -Wl,-rpath,'$ORIGIN/../lib'
 done

@@ -38,6 +38,7 @@ const HChar* const kKindNames[kErrorKinds] = {"InvalidFree",
                                               "Param",
                                               "User",
                                               "InvalidMemPool",
+                                              "DeviceUnmapped",
                                               "ReportNotWritten"};
 
 bool is_class_kind(UInt k) {
@@ -64,6 +65,11 @@ const HChar* api_name(UInt api) {
 
 const HChar* access_name(UInt access) {
     return access == MEMGROW_ACCESS_READ ? "read" : "write";
+}
+
+// What a device access error's span is: an allocation, or a reservation.
+const HChar* span_name(const ErrorExtra* e) {
+    return e->what ? e->what : "block";
 }
 
 const HChar* call_name(FreeCall c) {
@@ -206,11 +212,19 @@ void pp_error(const Error* err) {
     case kDeviceOverrun:
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)
-        (" runs %lu bytes past the end of a %s block of size %lu at %#lx",
-         a + e->access_size - (e->block_addr + e->size), space_name(e->space), e->size,
-         e->block_addr);
-        pp_stack("alloc'd", e->alloc_at);
+        (" runs %lu bytes past the end of a %s %s of size %lu at %#lx",
+         a + e->access_size - (e->block_addr + e->size), space_name(e->space), span_name(e),
+         e->size, e->block_addr);
+        pp_stack(e->what ? "reserved" : "alloc'd", e->alloc_at);
         if (!e->alloc_at) VG_(umsg)("\n");
+        break;
+    case kDeviceUnmapped:
+        VG_(pp_ExeContext)(VG_(get_error_where)(err));
+        VG_(umsg)
+        (" Address %#lx is %lu bytes inside a %s reservation of size %lu at %#lx, %s\n", e->passed,
+         e->passed - e->block_addr, space_name(e->space), e->size, e->block_addr, e->what);
+        pp_stack("Its last mapping there was unmapped", e->freed_at);
+        pp_stack("Reserved at", e->alloc_at);
         break;
     case kReallocZero:
     case kSizeMismatch:
@@ -238,10 +252,10 @@ void pp_error(const Error* err) {
     case kDeviceUseAfterFree:
         VG_(pp_ExeContext)(VG_(get_error_where)(err));
         VG_(umsg)
-        (" Address %#lx is %lu bytes inside a %s block of size %lu", a, a - e->block_addr,
-         space_name(e->space), e->size);
+        (" Address %#lx is %lu bytes inside a %s %s of size %lu", a, a - e->block_addr,
+         space_name(e->space), span_name(e), e->size);
         pp_stack("free'd", e->freed_at);
-        pp_stack("Block was alloc'd at", e->alloc_at);
+        pp_stack(e->what ? "Reserved at" : "Block was alloc'd at", e->alloc_at);
         break;
     }
 }
@@ -440,27 +454,39 @@ void report_device_mismatched_free(ThreadId tid, Addr addr, UInt api, const Bloc
     record(tid, kDeviceMismatchedFree, addr, e);
 }
 
-void report_device_overrun(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api, Addr start,
-                           SizeT size, const Site* site) {
-    ErrorExtra e{FreeCall::free, AllocKind::device, size, site ? site_exe_context(site) : nullptr,
-                 nullptr};
+namespace {
+
+ErrorExtra device_access_extra(SizeT n, UInt access, UInt api, const DeviceSpan& span) {
+    ErrorExtra e{FreeCall::free, AllocKind::device, span.size, span.alloc_at, span.freed_at};
     e.api = static_cast<UChar>(api);
     e.access = static_cast<UChar>(access);
-    e.space = site ? site->space : Space::device;
+    e.space = span.space;
     e.access_size = n;
-    e.block_addr = start;
+    e.block_addr = span.start;
+    e.what = span.what;
+    return e;
+}
+
+} // namespace
+
+void report_device_overrun(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
+                           const DeviceSpan& span) {
+    ErrorExtra e = device_access_extra(n, access, api, span);
+    e.freed_at = nullptr;
     record(tid, kDeviceOverrun, addr, e);
 }
 
 void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
-                                  const DeviceFreed& f) {
-    ErrorExtra e{FreeCall::free, AllocKind::device, f.size, site_exe_context(f.site), f.freed_at};
-    e.api = static_cast<UChar>(api);
-    e.access = static_cast<UChar>(access);
-    e.space = f.site->space;
-    e.access_size = n;
-    e.block_addr = f.addr;
-    record(tid, kDeviceUseAfterFree, addr, e);
+                                  const DeviceSpan& span) {
+    record(tid, kDeviceUseAfterFree, addr, device_access_extra(n, access, api, span));
+}
+
+void report_device_unmapped(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
+                            const DeviceSpan& span, Addr bad, bool mapped) {
+    ErrorExtra e = device_access_extra(n, access, api, span);
+    e.what = mapped ? "mapped without access (cuMemSetAccess)" : "reserved but not mapped";
+    e.passed = bad;
+    record(tid, kDeviceUnmapped, addr, e);
 }
 
 bool is_address_kind(UInt kind) {
@@ -660,6 +686,11 @@ void error_headline(UInt kind, Addr a, const ErrorExtra& e, HChar* buf, SizeT n)
     case kDeviceUseAfterFree:
         VG_(snprintf)
         (buf, n, "Device use after free: %s of %lu bytes at %#lx", access_name(e.access),
+         e.access_size, a);
+        break;
+    case kDeviceUnmapped:
+        VG_(snprintf)
+        (buf, n, "Device memory %s: %s of %lu bytes at %#lx", e.what, access_name(e.access),
          e.access_size, a);
         break;
     case kReallocZero:

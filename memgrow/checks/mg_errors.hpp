@@ -46,6 +46,9 @@ enum ErrorKind : UInt {
     kUser, // memcheck.h's CHECK_MEM_IS_ADDRESSABLE found a bad byte
     // A mempool request naming no pool (valgrind.h; memcheck's kind).
     kInvalidMemPool,
+    // A CUDA copy or set into reserved address space (cuMemAddressReserve)
+    // that is not mapped, or mapped without the access (docs/cuda.md).
+    kDeviceUnmapped,
     // The final JSON report could not be written (--lost-report-exitcode):
     // counted, never printed (the log said why), not suppressible.
     kReportNotWritten,
@@ -65,6 +68,9 @@ struct ErrorExtra {
     ExeContext* freed_at; // double free: the first free
     // Device errors: the MemgrowDeviceApi of the call, what a copy does
     // (MemgrowAccess), how many bytes, and the block's start and space.
+    // DeviceOverrun and DeviceUseAfterFree of a reservation say so in
+    // `what` ("reservation"); DeviceUnmapped has its reason there and the
+    // first byte it found in `passed`.
     UChar api = 0;
     UChar access = 0;
     Space space = Space::host;
@@ -107,10 +113,25 @@ void report_align_mismatch(ThreadId tid, const Block& b, SizeT align, bool defau
 void report_device_invalid_free(ThreadId tid, Addr addr, UInt api);
 void report_device_double_free(ThreadId tid, Addr addr, UInt api, const DeviceFreed& f);
 void report_device_mismatched_free(ThreadId tid, Addr addr, UInt api, const Block& b);
-void report_device_overrun(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api, Addr start,
-                           SizeT size, const Site* site);
+// The device-side span a copy or set is checked against: an allocation
+// ("block") or a virtual-memory reservation ("reservation").
+struct DeviceSpan {
+    Addr start;
+    SizeT size;
+    Space space;
+    ExeContext* alloc_at; // allocated or reserved at (null: unknown)
+    ExeContext* freed_at; // freed, released or unmapped at (null: not freed)
+    const HChar* what;
+};
+void report_device_overrun(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
+                           const DeviceSpan& span);
 void report_device_use_after_free(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
-                                  const DeviceFreed& f);
+                                  const DeviceSpan& span);
+// bad: the first byte of the range not mapped (mapped: mapped, but without
+// the access), inside the reservation `span` (freed_at: where the byte's
+// last mapping went).
+void report_device_unmapped(ThreadId tid, Addr addr, SizeT n, UInt access, UInt api,
+                            const DeviceSpan& span, Addr bad, bool mapped);
 
 // Counts the sites whose class --errors-for names (and no suppression
 // silences) as errors, for --error-exitcode.

@@ -560,6 +560,9 @@ Bool handle_client_request(ThreadId tid, UWord* args, UWord* ret) {
     case VG_USERREQ__MEMGROW_DEVICE_ACCESS:
         *ret = device_access(tid, args);
         break;
+    case VG_USERREQ__MEMGROW_DEVICE_VA:
+        device_va(tid, args);
+        break;
     case VG_USERREQ__MEMGROW_CUDA_TRACKING:
         *ret = device_tracking(tid, args[1]);
         break;

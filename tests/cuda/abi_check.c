@@ -39,6 +39,11 @@ _Static_assert(offsetof(MgCuMemAllocationPropHead, location.type) ==
 _Static_assert(offsetof(MgCuMemAllocationPropHead, location.id) ==
                    offsetof(CUmemAllocationProp, location.id),
                "CUmemAllocationProp.location.id moved");
+_Static_assert(sizeof(MgCuMemAccessDesc) == sizeof(CUmemAccessDesc) &&
+                   offsetof(MgCuMemAccessDesc, flags) == offsetof(CUmemAccessDesc, flags),
+               "CUmemAccessDesc");
+_Static_assert(CU_MEM_ACCESS_FLAGS_PROT_READ == 1 && CU_MEM_ACCESS_FLAGS_PROT_READWRITE == 3,
+               "CUmemAccess_flags (the tool's MEMGROW_VA_SET_ACCESS)");
 _Static_assert(MG_CU_MEM_LOCATION_TYPE_DEVICE == CU_MEM_LOCATION_TYPE_DEVICE, "location type");
 _Static_assert(MG_CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM ==
                    CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM,

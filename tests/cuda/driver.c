@@ -1,7 +1,8 @@
 /* The CUDA driver API called directly (linked with -lcuda): device memory
    kept in a growing array, an entry point fetched with cuGetProcAddress and
    called through the pointer, and virtual memory (reserve, create, map,
-   release while mapped, unmap). Exits 1 if a call fails. */
+   release while mapped, unmap, copies in the reservation). Exits 1 if a
+   call does not do what it should. */
 #include <cuda.h>
 #include <stdio.h>
 
@@ -39,7 +40,7 @@ int main(void) {
     CUdeviceptr va;
     /* STEPS chunks that grow, one more for the churn (a VA mapped twice
        fails on a real driver). */
-    check(cuMemAddressReserve(&va, (size_t)(STEPS + 1) * CHUNK, 0, 0, 0));
+    check(cuMemAddressReserve(&va, (size_t)(STEPS + 1) * CHUNK, 0, 0, 0)); /* DRIVER_RESERVE */
     CUmemAccessDesc access = {{CU_MEM_LOCATION_TYPE_DEVICE, 0}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
 
     for (int i = 0; i < STEPS; i++) {
@@ -61,6 +62,11 @@ int main(void) {
         check(cuMemHostAlloc(&pinned, 7000, 0)); /* DRIVER_PINNED_HERE */
         check(cuMemFreeHost(pinned));
     }
+    /* The reservation is one range: a copy across two chunks is valid, one
+       from the last kept chunk into the churn's (unmapped again) fails. */
+    check(cuMemcpyDtoD(va + CHUNK - 4096, va + 2 * CHUNK - 4096, 8192));
+    CUdeviceptr last = va + (size_t)STEPS * CHUNK - 4096;
+    if (cuMemcpyDtoD(last, va, 8192) == CUDA_SUCCESS) failures++; /* DRIVER_UNMAPPED */
     printf("driver: %d failed calls\n", failures);
     return failures != 0;
 }

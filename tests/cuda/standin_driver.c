@@ -6,8 +6,13 @@
    interceptor of cuGetProcAddress itself sees the calls made through them.
    "Device" memory is host pages mapped PROT_NONE: the host cannot read it,
    as it cannot read a GPU's; the copy functions open them for the copy.
+   Virtual memory works as on a GPU: a reservation is a PROT_NONE range, a
+   physical allocation (cuMemCreate) a memfd, mapped shared into the
+   reservation by cuMemMap, so that a copy may run across mappings.
    It checks what the real driver checks (CUDA_ERROR_INVALID_VALUE for an
-   unknown pointer or a copy past the end of an allocation), keeps its
+   unknown pointer, a copy past the end of an allocation or reservation or
+   into reserved pages not mapped with the access, a second mapping of a
+   page), keeps its
    bookkeeping in static storage and knows nothing of memgrow. Its start-up
    allocates host memory as the real driver's does (startup_state). */
 #define _GNU_SOURCE
@@ -15,17 +20,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define MAX_RECORDS 4096
 #define PAGE 4096ul
 
-enum kind { FREE_SLOT, DEVICE, MANAGED, PINNED, RESERVED, PHYSICAL };
+enum kind { FREE_SLOT, DEVICE, MANAGED, PINNED, RESERVED, PHYSICAL, MAPPING };
 
-/* An allocation, a VA reservation or a physical (VMM) allocation. */
+/* An allocation, a VA reservation, a physical (VMM) allocation or a
+   mapping of one into a reservation. */
 struct record {
     enum kind kind;
     unsigned long addr; /* the pointer, or the VMM handle */
     size_t size;
+    int fd;   /* PHYSICAL: its memory */
+    int prot; /* MAPPING: CUmemAccess_flags granted by cuMemSetAccess */
 };
 static struct record records[MAX_RECORDS];
 static unsigned long next_handle = 0x1000;
@@ -37,21 +46,50 @@ static struct record* find(unsigned long addr, enum kind kind) {
     return NULL;
 }
 
-/* The live allocation holding [addr, addr + n), or NULL. */
-static struct record* find_range(unsigned long addr, size_t n) {
+/* The record of that kind holding addr, or NULL. */
+static struct record* holding(unsigned long addr, enum kind kind) {
     for (int i = 0; i < MAX_RECORDS; i++) {
         struct record* r = &records[i];
-        if ((r->kind == DEVICE || r->kind == MANAGED || r->kind == PINNED || r->kind == RESERVED) &&
-            addr >= r->addr && addr - r->addr < r->size)
-            return n <= r->size - (addr - r->addr) ? r : NULL;
+        if (r->kind == kind && addr >= r->addr && addr - r->addr < r->size) return r;
     }
     return NULL;
 }
 
-static CUresult add(enum kind kind, unsigned long addr, size_t size) {
+/* The allocation or reservation holding addr, or NULL (host memory). */
+static struct record* holder(unsigned long addr) {
+    for (int i = 0; i < MAX_RECORDS; i++) {
+        struct record* r = &records[i];
+        if ((r->kind == DEVICE || r->kind == MANAGED || r->kind == PINNED || r->kind == RESERVED) &&
+            addr >= r->addr && addr - r->addr < r->size)
+            return r;
+    }
+    return NULL;
+}
+
+/* Whether [addr, addr + n) fits in r, the holder of addr; in a reservation
+   every page must be mapped with the access (prot: 1 read, 2 write). */
+static int fits(const struct record* r, unsigned long addr, size_t n, int prot) {
+    if (n > r->size - (addr - r->addr)) return 0;
+    if (r->kind != RESERVED) return 1;
+    for (unsigned long a = addr; a < addr + n;) {
+        struct record* m = holding(a, MAPPING);
+        if (!m || !(m->prot & prot)) return 0;
+        a = m->addr + m->size;
+    }
+    return 1;
+}
+
+/* The allocation holding all of [addr, addr + n) (in a reservation: mapped
+   with the access), or NULL. */
+static struct record* find_range(unsigned long addr, size_t n, int prot) {
+    struct record* r = holder(addr);
+    return r && fits(r, addr, n, prot) ? r : NULL;
+}
+
+static CUresult add(enum kind kind, unsigned long addr, size_t size, int fd) {
     for (int i = 0; i < MAX_RECORDS; i++) {
         if (records[i].kind == FREE_SLOT) {
-            records[i] = (struct record){kind, addr, size};
+            records[i] = (struct record){kind, addr, size, fd, 0};
             return CUDA_SUCCESS;
         }
     }
@@ -67,7 +105,7 @@ static CUresult map_new(enum kind kind, size_t size, unsigned long* out) {
     int prot = kind == DEVICE || kind == RESERVED ? PROT_NONE : PROT_READ | PROT_WRITE;
     void* p = mmap(NULL, round_up(size), prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
-    CUresult r = add(kind, (unsigned long)p, size);
+    CUresult r = add(kind, (unsigned long)p, size, -1);
     if (r != CUDA_SUCCESS) {
         munmap(p, round_up(size));
         return r;
@@ -95,12 +133,11 @@ static int is_device(const struct record* r) {
 }
 
 static CUresult copy(unsigned long dst, unsigned long src, size_t n) {
-    struct record* d = find_range(dst, n);
-    struct record* s = find_range(src, n);
-    /* A pointer inside a known allocation must fit in it; any other is host
-       memory (unified addressing). */
-    int dst_known = d || find_range(dst, 1), src_known = s || find_range(src, 1);
-    if ((dst_known && !d) || (src_known && !s)) return CUDA_ERROR_INVALID_VALUE;
+    struct record* d = holder(dst);
+    struct record* s = holder(src);
+    /* A pointer inside a known allocation or reservation must fit in it;
+       any other is host memory (unified addressing). */
+    if ((d && !fits(d, dst, n, 2)) || (s && !fits(s, src, n, 1))) return CUDA_ERROR_INVALID_VALUE;
     if (is_device(d)) open_range(dst, n, PROT_READ | PROT_WRITE);
     if (is_device(s)) open_range(src, n, PROT_READ);
     memmove((void*)dst, (const void*)src, n);
@@ -109,12 +146,14 @@ static CUresult copy(unsigned long dst, unsigned long src, size_t n) {
     return CUDA_SUCCESS;
 }
 
-static CUresult set8(unsigned long dst, unsigned char value, size_t n) {
-    struct record* d = find_range(dst, n);
-    if (!d) return CUDA_ERROR_INVALID_VALUE;
-    if (is_device(d)) open_range(dst, n, PROT_READ | PROT_WRITE);
-    memset((void*)dst, value, n);
-    if (is_device(d)) open_range(dst, n, PROT_NONE);
+/* cuMemsetD8/D32: n elements of elem bytes. */
+static CUresult set(unsigned long dst, unsigned int value, size_t n, size_t elem) {
+    struct record* d = find_range(dst, n * elem, 2);
+    if (!d || dst % elem) return CUDA_ERROR_INVALID_VALUE;
+    if (is_device(d)) open_range(dst, n * elem, PROT_READ | PROT_WRITE);
+    for (size_t i = 0; i < n; i++)
+        memcpy((char*)dst + i * elem, &value, elem);
+    if (is_device(d)) open_range(dst, n * elem, PROT_NONE);
     return CUDA_SUCCESS;
 }
 
@@ -249,54 +288,108 @@ static CUresult drv_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
     return copy(dst, src, n);
 }
 static CUresult drv_memcpy_htod(CUdeviceptr dst, const void* src, size_t n) {
-    return find_range(dst, n) ? copy(dst, (unsigned long)src, n) : CUDA_ERROR_INVALID_VALUE;
+    return holder(dst) ? copy(dst, (unsigned long)src, n) : CUDA_ERROR_INVALID_VALUE;
 }
 static CUresult drv_memcpy_dtoh(void* dst, CUdeviceptr src, size_t n) {
-    return find_range(src, n) ? copy((unsigned long)dst, src, n) : CUDA_ERROR_INVALID_VALUE;
+    return holder(src) ? copy((unsigned long)dst, src, n) : CUDA_ERROR_INVALID_VALUE;
+}
+static CUresult drv_memcpy_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+    return holder(dst) && holder(src) ? copy(dst, src, n) : CUDA_ERROR_INVALID_VALUE;
 }
 static CUresult drv_memset_d8(CUdeviceptr dst, unsigned char v, size_t n) {
-    return set8(dst, v, n);
+    return set(dst, v, n, 1);
+}
+static CUresult drv_memset_d32(CUdeviceptr dst, unsigned int v, size_t n) {
+    return set(dst, v, n, 4);
 }
 /* Virtual memory management: a reservation is a PROT_NONE range, a
-   physical allocation a handle, a mapping a record of the range. */
+   physical allocation a memfd, a mapping the memfd mapped shared (and
+   PROT_NONE, as device memory) over the reservation's pages. */
 static CUresult drv_mem_address_reserve(CUdeviceptr* p, size_t size, size_t align, CUdeviceptr addr,
                                         unsigned long long flags) {
     (void)align, (void)addr, (void)flags;
     return map_new(RESERVED, size, (unsigned long*)p);
 }
+/* The mappings starting in [p, p + size) go; their pages stay reserved. */
+static void unmap_mappings(unsigned long p, size_t size) {
+    for (int i = 0; i < MAX_RECORDS; i++) {
+        struct record* m = &records[i];
+        if (m->kind != MAPPING || m->addr < p || m->addr - p >= size) continue;
+        mmap((void*)m->addr, m->size, PROT_NONE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        m->kind = FREE_SLOT;
+    }
+}
 static CUresult drv_mem_address_free(CUdeviceptr p, size_t size) {
     struct record* r = find(p, RESERVED);
     if (!r || r->size != size) return CUDA_ERROR_INVALID_VALUE;
+    unmap_mappings(p, size);
     return unmap(p, RESERVED);
 }
 static CUresult drv_mem_create(CUmemGenericAllocationHandle* h, size_t size,
                                const CUmemAllocationProp* prop, unsigned long long flags) {
     if (flags != 0 || prop->location.id != 0 || size == 0 || size % PAGE)
         return CUDA_ERROR_INVALID_VALUE;
-    CUresult r = add(PHYSICAL, next_handle, size);
-    if (r == CUDA_SUCCESS) *h = next_handle++;
-    return r;
+    int fd = memfd_create("standin-cuMemCreate", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+        if (fd >= 0) close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    CUresult r = add(PHYSICAL, next_handle, size, fd);
+    if (r != CUDA_SUCCESS) {
+        close(fd);
+        return r;
+    }
+    *h = next_handle++;
+    return CUDA_SUCCESS;
 }
+/* The memory lives on in its mappings (each holds the memfd). */
 static CUresult drv_mem_release(CUmemGenericAllocationHandle h) {
     struct record* r = find(h, PHYSICAL);
     if (!r) return CUDA_ERROR_INVALID_VALUE;
+    close(r->fd);
     r->kind = FREE_SLOT;
     return CUDA_SUCCESS;
 }
+/* Inside one reservation, on pages not mapped yet. */
 static CUresult drv_mem_map(CUdeviceptr p, size_t size, size_t offset,
                             CUmemGenericAllocationHandle h, unsigned long long flags) {
     struct record* phys = find(h, PHYSICAL);
-    if (!phys || offset + size > phys->size || flags != 0 || !find_range(p, size))
+    struct record* res = holding(p, RESERVED);
+    if (!phys || !res || offset + size > phys->size || flags != 0 || size == 0 || p % PAGE ||
+        size % PAGE || size > res->size - (p - res->addr))
         return CUDA_ERROR_INVALID_VALUE;
-    return CUDA_SUCCESS;
+    for (unsigned long a = p; a < p + size; a += PAGE)
+        if (holding(a, MAPPING)) return CUDA_ERROR_INVALID_VALUE;
+    if (mmap((void*)p, size, PROT_NONE, MAP_SHARED | MAP_FIXED, phys->fd, (off_t)offset) ==
+        MAP_FAILED)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    return add(MAPPING, p, size, -1);
 }
 static CUresult drv_mem_unmap(CUdeviceptr p, size_t size) {
-    return find_range(p, size) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    struct record* m = holding(p, MAPPING);
+    if (!m || m->addr != p || !holding(p, RESERVED)) return CUDA_ERROR_INVALID_VALUE;
+    unmap_mappings(p, size);
+    return CUDA_SUCCESS;
 }
+/* Every page of the range mapped; the widest access of the descriptors. */
 static CUresult drv_mem_set_access(CUdeviceptr p, size_t size, const CUmemAccessDesc* desc,
                                    size_t count) {
-    (void)desc;
-    return find_range(p, size) && count > 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (count == 0 || size == 0) return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned long a = p; a < p + size;) {
+        struct record* m = holding(a, MAPPING);
+        if (!m) return CUDA_ERROR_INVALID_VALUE;
+        a = m->addr + m->size;
+    }
+    int prot = 0;
+    for (size_t i = 0; i < count; i++)
+        prot |= desc[i].flags;
+    for (unsigned long a = p; a < p + size;) {
+        struct record* m = holding(a, MAPPING);
+        m->prot = prot;
+        a = m->addr + m->size;
+    }
+    return CUDA_SUCCESS;
 }
 static CUresult drv_get_proc_address_v2(const char* symbol, void** pfn, int version,
                                         cuuint64_t flags, CUdriverProcAddressQueryResult* status);
@@ -338,7 +431,9 @@ static const struct {
     {"cuMemcpy", 4000, (void*)drv_memcpy, NULL},
     {"cuMemcpyHtoD", 3020, (void*)drv_memcpy_htod, NULL},
     {"cuMemcpyDtoH", 3020, (void*)drv_memcpy_dtoh, NULL},
+    {"cuMemcpyDtoD", 3020, (void*)drv_memcpy_dtod, NULL},
     {"cuMemsetD8", 3020, (void*)drv_memset_d8, NULL},
+    {"cuMemsetD32", 3020, (void*)drv_memset_d32, NULL},
     {"cuMemAddressReserve", 10020, (void*)drv_mem_address_reserve, NULL},
     {"cuMemAddressFree", 10020, (void*)drv_mem_address_free, NULL},
     {"cuMemCreate", 10020, (void*)drv_mem_create, NULL},
@@ -446,8 +541,14 @@ CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, size_t n) {
 CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, size_t n) {
     return drv_memcpy_dtoh(dst, src, n);
 }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+    return drv_memcpy_dtod(dst, src, n);
+}
 CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n) {
     return drv_memset_d8(dst, v, n);
+}
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int v, size_t n) {
+    return drv_memset_d32(dst, v, n);
 }
 CUresult cuMemAddressReserve(CUdeviceptr* p, size_t size, size_t align, CUdeviceptr addr,
                              unsigned long long flags) {

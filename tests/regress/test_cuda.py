@@ -8,6 +8,7 @@ every test here fails, naming what is missing: never a silent skip.
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -56,7 +57,7 @@ class CudaTest(mgtest.TestCase):
         return sites[0]
 
     def test_programs_run_natively_on_the_standins(self):
-        for name in ("classes", "async", "driver", "misuse", "side_by_side"):
+        for name in ("classes", "async", "driver", "misuse", "side_by_side", "expandable"):
             p = subprocess.run([cuda_program(name)], env={**os.environ, **standin_env()},
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=60)
@@ -115,7 +116,73 @@ class CudaTest(mgtest.TestCase):
         s = self.assertSite(rep, "stable", "device", "driver.c", "VMM_CHURN_HERE")
         self.assertEqual(s["live_bytes"], 0)
         self.assertSite(rep, "stable", "pinned", "driver.c", "DRIVER_PINNED_HERE")
-        self.assertEqual(rep["errors"], [])
+        # The exported cuMemAddressReserve and cuMemcpyDtoD_v2: a copy across
+        # two chunks is no error, one into the unmapped chunk is.
+        self.assertEqual([e["kind"] for e in rep["errors"]], ["DeviceUnmapped"], r.log)
+        e = rep["errors"][0]
+        self.assertEqual(e["frames"][-1]["line"], line("driver.c", "DRIVER_UNMAPPED"))
+        self.assertEqual(e["alloc_frames"][-1]["line"], line("driver.c", "DRIVER_RESERVE"))
+
+    def test_expandable_segment_is_one_range(self):
+        # PyTorch's expandable segments (issue 44): 2 MiB chunks mapped one
+        # after another into a 64 MiB reservation, the calls fetched through
+        # cudaGetDriverEntryPointByVersion. A copy across chunks is valid
+        # (on an H200 it was a false DeviceOverrun); each bad copy fails in
+        # the stand-in driver as on a GPU, and is an error at its line.
+        chunk = 2 << 20
+        r = run("expandable")
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        kept = self.assertSite(rep, "growing", "device", "expandable.c", "KEPT_HERE")
+        self.assertEqual(kept["live_bytes"], 24 * chunk)
+        churn = self.assertSite(rep, "stable", "device", "expandable.c", "CHURN_HERE")
+        self.assertEqual(churn["live_bytes"], 0)
+        # The reservation is address space, not memory: the live device
+        # bytes are the mapped chunks, and its pages are no mapped memory.
+        self.assertEqual(sum(s["live_bytes"] for s in device_sites(rep)), 24 * chunk,
+                         mgtest.describe(rep))
+        self.assertEqual(mgtest.sites_at(rep, file="expandable.c",
+                                         line=line("expandable.c", "RESERVE_HERE")), [])
+        self.assertEqual([s for s in rep["sites"] if s["space"] == "mapped"
+                          and s["live_bytes"] >= chunk], [], mgtest.describe(rep))
+        self.assertEqual(rep["buckets"][-1]["spaces"]["device"]["live_bytes"], 24 * chunk)
+        self.assertLess(max(rep["pages"]["mapped"]), chunk)
+
+        def at(kind, marker):
+            want = line("expandable.c", marker)
+            found = [e for e in rep["errors"] if e["kind"] == kind and any(
+                f["line"] == want and (f["file"] or "").endswith("expandable.c")
+                for f in e["frames"])]
+            self.assertEqual(len(found), 1, f"{kind} at expandable.c:{want}:\n{r.log}")
+            return found[0]
+
+        def lines(frames):
+            return [f["line"] for f in frames or () if (f["file"] or "").endswith("expandable.c")]
+
+        e = at("DeviceUnmapped", "UNMAPPED_HERE")
+        self.assertIn("reserved but not mapped", e["message"])
+        self.assertIn(line("expandable.c", "RESERVE_HERE"), lines(e["alloc_frames"]))
+        e = at("DeviceUnmapped", "NO_ACCESS_HERE")
+        self.assertIn("mapped without access", e["message"])
+        e = at("DeviceOverrun", "PAST_END_HERE")
+        self.assertIn(line("expandable.c", "RESERVE_HERE"), lines(e["alloc_frames"]))
+        e = at("DeviceUnmapped", "AFTER_UNMAP_HERE")
+        self.assertIn("reserved but not mapped", e["message"])
+        self.assertIn(line("expandable.c", "UNMAP_HERE"), lines(e["free_frames"]))
+        e = at("DeviceUseAfterFree", "AFTER_FREE_HERE")
+        self.assertIn(line("expandable.c", "ADDRESS_FREE_HERE"), lines(e["free_frames"]))
+        # Nothing else: the copies across chunks are no errors.
+        self.assertEqual(len(rep["errors"]), 5, r.log)
+        self.assertIn("ERROR SUMMARY: 5 errors from 5 contexts", r.log)
+        self.assertRegex(r.log, r"is \d+ bytes inside a device reservation of size 67108864 at "
+                         r"0x[0-9a-f]+, reserved but not mapped")
+        # Suppressible by its kind, as every error.
+        with tempfile.NamedTemporaryFile("w", suffix=".supp") as f:
+            f.write("{\n   vm\n   memgrow:DeviceUnmapped\n   ...\n   fun:main\n}\n")
+            f.flush()
+            r = run("expandable", options=[f"--suppressions={f.name}"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertIn("ERROR SUMMARY: 2 errors from 2 contexts (suppressed: 3 from 3)", r.log)
 
     def test_misuse_errors_with_stacks(self):
         r = run("misuse")
