@@ -3,6 +3,7 @@
 # for the tests that need a newer CPython or Valgrind than this machine has.
 #
 #   scripts/fetch-debian.sh SUITE DEST PACKAGE...
+#   scripts/fetch-debian.sh SUITE --index     (only refresh SUITE's index)
 #
 # Uses apt itself with a private configuration built from the machine's
 # configured Debian source (its own sources list naming SUITE, its own
@@ -12,7 +13,7 @@
 # `dpkg-deb -x`'d into DEST. DEST/.packages records what is there, so a second
 # call with the same packages and versions does nothing.
 set -eu
-[ $# -ge 3 ] || { echo "usage: $0 SUITE DEST PACKAGE..." >&2; exit 2; }
+[ $# -ge 3 ] || [ "${2:-}" = --index ] || { echo "usage: $0 SUITE DEST PACKAGE... | SUITE --index" >&2; exit 2; }
 suite=$1 dest=$2
 shift 2
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/memgrow/apt/$suite
@@ -44,6 +45,8 @@ if [ -z "$(find "$cache/lists" -name '*Packages*' -mtime -1 2>/dev/null | head -
     apt-get $apt_opts update -qq >/dev/null ||
         { echo "memgrow: apt-get update of Debian $suite failed" >&2; exit 1; }
 fi
+
+[ "$dest" != --index ] || exit 0
 
 want=""
 for p in "$@"; do

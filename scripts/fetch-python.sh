@@ -54,7 +54,7 @@ runnable() {
 status=0
 if [ "${1:-}" = --torch ]; then
     sid_apt=$cache/apt/sid
-    "$here/fetch-debian.sh" sid "$cache/python3.14" libc6 >/dev/null # the suite's index, fresh
+    "$here/fetch-debian.sh" sid --index
     empty=$(mktemp)
     # What apt would install on an empty system: alternatives resolved its way.
     # shellcheck disable=SC2046
