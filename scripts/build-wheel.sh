@@ -62,13 +62,13 @@ strip --strip-unneeded "$vg/bin/memgrow-report" "$pkg/libmemgrow-client.so" \
 # The licences (docs/install.md, "Licences"): memgrow's, then the copyright
 # files of what the programs bundle, as the packages they came from give them:
 # Valgrind (the launcher, vgdb, the core linked into the tool, its preload and
-# files); in memgrow-report, GCC's runtime, fmt, protobuf, zlib,
+# files); in memgrow-report, GCC's C++ runtime, fmt, protobuf, zlib,
 # nlohmann-json, CLI11, pprof's profile.proto and the page's JavaScript (the
 # npm modules of FLAME_LIB_JS; d3-array's build includes internmap).
 lic=$stage/licenses
 mkdir "$lic"
 cp "$top/COPYING" "$lic/COPYING"
-for p in valgrind libstdc++6 libgcc-s1 libfmt-dev libprotobuf-dev zlib1g nlohmann-json3-dev \
+for p in valgrind libstdc++6 libfmt-dev libprotobuf-dev zlib1g nlohmann-json3-dev \
     libcli11-dev golang-github-google-pprof-dev; do
     cp "/usr/share/doc/$p/copyright" "$lic/$p.copyright"
 done

@@ -168,7 +168,7 @@ class Wheel(TestCase):
             self.assertIn("<html", f.read(200).lower())
         # -c code: the venv's interpreter, which imports the package the tool
         # puts on its path (the wheel's copy beside the tool).
-        self.assertRegex(ok("code"), r"^running True \S*/memgrow/_valgrind/lib/valgrind/"
+        self.assertRegex(ok("code"), r"(?m)^running True \S*/memgrow/_valgrind/lib/valgrind/"
                                      r"memgrow-python/memgrow/__init__.py \S*/venv$")
         # The C program.
         self.assertRegex(ok("native"), rf"GROWING \d+ of \d+: stats_for \(leaky_service\.c:{GROWS_C}\)")
