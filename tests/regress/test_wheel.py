@@ -199,13 +199,23 @@ class Wheel(TestCase):
         with open(fake, "w") as f:
             f.write(f'#!/bin/sh\necho "my-valgrind $*" >&2\nexec {BUILD}/vg-in-place "$@"\n')
         os.chmod(fake, 0o755)
-        p = subprocess.run([os.path.join(work, "venv", "bin", "memgrow"), "run",
-                            "--json-file=mine.json", "--", "./leaky_service"], cwd=work,
+        memgrow = os.path.join(work, "venv", "bin", "memgrow")
+        # (A native program without --: recognised as ELF.)
+        p = subprocess.run([memgrow, "run", "--json-file=mine.json", "./leaky_service"], cwd=work,
                            env=dict(os.environ, MEMGROW_VALGRIND=fake), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True, timeout=300)
         self.assertEqual(p.returncode, 0, p.stdout)
         self.assertIn("my-valgrind --tool=memgrow --json-file=mine.json ./leaky_service", p.stdout)
         self.assertTrue(os.path.exists(os.path.join(work, "mine.json")))
+        # Usage errors: exit 2, with what was wrong.
+        for argv, said in ((["run", "--top=3"], "no script, -m module, -c code or -- program"),
+                           (["run", "-m"], "-m needs an argument"),
+                           (["run", "--"], "no program after --"),
+                           (["frob"], "unknown command 'frob'")):
+            p = subprocess.run([memgrow, *argv], cwd=work, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2, p.stdout)
+            self.assertIn(said, p.stdout)
 
     def test_sid_python314(self):
         pips = sorted(f for f in os.listdir(SID_PIP) if f.startswith("pip-"))
