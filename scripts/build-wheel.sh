@@ -41,10 +41,10 @@ pkg=$stage/memgrow
 vg=$pkg/_valgrind
 lib=$vg/lib/valgrind
 mkdir -p "$vg/bin" "$lib/memgrow-python"
-for f in __init__.py __main__.py cli.py pytest.py pytest_entry.py _mark_at.py; do
-    cp "$top/python/memgrow/$f" "$pkg/"
+# The package as the build tree's launcher has it (make install's layout).
+for f in "$build"/.in_place/memgrow-python/memgrow/*; do
+    [ -d "$f" ] || cp -L "$f" "$pkg/"
 done
-cp "$build/python/memgrow/_version.py" "$build/python/memgrow/libmemgrow-client.so" "$pkg/"
 cp "$launcher" "$vg/bin/valgrind"
 cp "$vgdb" "$vg/bin/vgdb"
 cp "$build/memgrow-report-static" "$vg/bin/memgrow-report"
