@@ -59,14 +59,14 @@ def main():
     when = time.gmtime(max(int(os.environ.get("SOURCE_DATE_EPOCH", 315532800)), 315532800))[:6]
 
     entries = []  # (name in the wheel, bytes, mode)
+    licences = os.path.join(args.stage, "licenses")  # into the .dist-info, below
     for root, dirs, files in os.walk(args.stage):
-        dirs.sort()
+        dirs[:] = sorted(d for d in dirs if os.path.join(root, d) != licences)
         for f in sorted(files):
             path = os.path.join(root, f)
             with open(path, "rb") as fh:
                 entries.append((os.path.relpath(path, args.stage), fh.read(),
                                 os.stat(path).st_mode & 0o777))
-    entries = [(n, d, m) for n, d, m in entries if not n.startswith("licenses/")]
     with open(os.path.join(args.src, "README.md"), encoding="utf-8") as f:
         readme = f.read()
     entries.append((f"{info}/METADATA", metadata(args.version, readme).encode(), 0o644))
@@ -74,7 +74,6 @@ def main():
                                       f"Root-Is-Purelib: false\nTag: {args.tag}\n").encode(), 0o644))
     entries.append((f"{info}/entry_points.txt", ENTRY_POINTS.encode(), 0o644))
     entries.append((f"{info}/top_level.txt", b"memgrow\n", 0o644))
-    licences = os.path.join(args.stage, "licenses")
     for f in sorted(os.listdir(licences)):
         with open(os.path.join(licences, f), "rb") as fh:
             entries.append((f"{info}/licenses/{f}", fh.read(), 0o644))
