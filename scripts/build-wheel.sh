@@ -27,8 +27,10 @@ mk() { sed -n "s/^$1 = //p" "$build/Makefile" | head -n 1; }
 version=$(mk PACKAGE_VERSION)
 launcher=$(mk VALGRIND)
 vglib=$(mk SYSTEM_TOOLDIR)
-[ -n "$version" ] && [ -n "$launcher" ] && [ -d "$vglib" ] ||
-    { echo "build-wheel: $build is not a configured memgrow build (scripts/build.sh)" >&2; exit 2; }
+if [ -z "$version" ] || [ -z "$launcher" ] || [ ! -d "$vglib" ]; then
+    echo "build-wheel: $build is not a configured memgrow build (scripts/build.sh)" >&2
+    exit 2
+fi
 make -C "$build" -s all memgrow-report-static python/memgrow/_version.py
 # Debian's /usr/bin/valgrind and vgdb are shell wrappers around .bin programs.
 [ -x "$launcher.bin" ] && launcher=$launcher.bin

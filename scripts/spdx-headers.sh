@@ -31,11 +31,11 @@ git ls-files | while IFS= read -r f; do
     case $f in
     *.c | *.h) style=c ;;
     *.cpp | *.hpp | *.cu | *.js) style=cxx ;;
-    *.py | *.sh) style=hash ;;
+    *.py | *.sh) style=shell ;;
     *)
         case ${f##*/} in *.*) continue ;; esac
         head -n 1 "$f" | grep -q '^#!.*\(/sh\|/bash\|env sh\|env bash\)$' || continue
-        style=hash
+        style=shell
         ;;
     esac
     head -n 5 "$f" | grep -q 'SPDX-License-Identifier:' && continue
@@ -45,10 +45,10 @@ git ls-files | while IFS= read -r f; do
     case $style in
     c) line="/* $id */" ;;
     cxx) line="// $id" ;;
-    hash) line="# $id" ;;
+    shell) line="# $id" ;;
     esac
     tmp=$f.spdx.$$
-    if [ $style = hash ] && head -n 1 "$f" | grep -q '^#!'; then
+    if [ $style = shell ] && head -n 1 "$f" | grep -q '^#!'; then
         { head -n 1 "$f"; echo "$line"; tail -n +2 "$f"; } >"$tmp"
     else
         { echo "$line"; cat "$f"; } >"$tmp"
