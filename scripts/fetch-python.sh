@@ -15,7 +15,7 @@
 # an earlier version of this script (or MEMGROW_PYTHON312 naming such a
 # folder) is made to start by itself too; without one the tests say that
 # 3.12 is not tested. Sid's libc6-dbg goes into glibc-dbg-sid beside them,
-# for memcheck in bench/run.py.
+# for memcheck in bench/run.py. Sid's pip wheel and pytest go into pip-sid.
 #
 #   scripts/fetch-python.sh [VERSION...]   (default: 3.13 3.14 3.15)
 #   scripts/fetch-python.sh --torch        sid's CPython 3.14 with its PyTorch
@@ -89,6 +89,18 @@ for v in "$@"; do
         status=1
     fi
 done
+
+# pip and pytest for sid's interpreters, which Debian packages apart from
+# them: test_wheel.py installs memgrow's wheel into a fresh 3.14 venv with
+# this pip (Debian 12's 23.0 does not run on 3.12 and later) and runs this
+# pytest there (on PYTHONPATH).
+if "$here/fetch-debian.sh" sid "$cache/pip-sid" python3-pip-whl python3-pytest python3-pluggy \
+    python3-iniconfig python3-packaging python3-pygments; then
+    echo "memgrow: sid's pip wheel and pytest for the wheel's test: $cache/pip-sid"
+else
+    echo "memgrow: no pip or pytest of sid's: test_wheel.py fails on 3.14" >&2
+    status=1
+fi
 
 # The symbols of sid's glibc, which Debian strips: memcheck cannot start
 # on these interpreters without those of their ld.so (bench/run.py

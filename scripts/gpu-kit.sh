@@ -1,11 +1,13 @@
 #!/bin/sh
 # Assembles build/gpukit: what a GPU machine without Valgrind needs to run
-# memgrow's GPU checks (docs/cuda.md, "On a GPU machine"): Valgrind's
-# launcher and core files from this machine's install, the memgrow built in
-# build/, the CUDA test programs built against the toolkit (the static
-# runtime with nvcc, the dynamic one with its libcudart beside them, the
-# driver API with -lcuda), memgrow's Python package, memcheck and the none
-# tool for comparison, the PyTorch loops and the scripts of tests/cuda/gpu.
+# memgrow's GPU checks (docs/cuda.md, "On a GPU machine"): memgrow's wheel
+# (what run.sh pip installs and runs memgrow from), Valgrind's launcher and
+# core files from this machine's install with the memgrow built in build/
+# (where pip refuses the wheel), the CUDA test programs built against the
+# toolkit (the static runtime with nvcc, the dynamic one with its libcudart
+# beside them, the driver API with -lcuda), memgrow's Python package,
+# memcheck and the none tool for comparison, the PyTorch loops and the
+# scripts of tests/cuda/gpu.
 # Then, on the lent machine (the device tool), carrying build/gpukit:
 #     bash build/gpukit/run.sh
 set -eu
@@ -43,4 +45,7 @@ done
 for f in run.sh timed.py torch_stats.py torch_gpu.py torch_marks.py extract.py summarize.py; do
     cp "$top/tests/cuda/gpu/$f" "$kit/"
 done
+# The wheel, which run.sh pip installs into the machine's PyTorch environment
+# and runs memgrow from (docs/install.md).
+MEMGROW_BUILD=$build MEMGROW_DIST=$kit sh "$top/scripts/build-wheel.sh"
 echo "gpu-kit: $kit ($(du -sh "$kit" | cut -f1)); on the GPU machine: bash build/gpukit/run.sh"

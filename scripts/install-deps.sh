@@ -2,7 +2,7 @@
 # Installs the Debian packages memgrow needs to build and test, if missing.
 # Run as root (or with sudo) on Debian 12.
 set -eu
-packages="build-essential autoconf automake pkg-config valgrind python3 libboost-test-dev nlohmann-json3-dev libcli11-dev libfmt-dev chromium clang libclang-rt-14-dev python3-jsonschema python3-torch python3-pytest python3-dev python3-numpy patchelf systemtap-sdt-dev protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev golang-go"
+packages="build-essential autoconf automake pkg-config valgrind python3 libboost-test-dev nlohmann-json3-dev libcli11-dev libfmt-dev chromium clang libclang-rt-14-dev python3-jsonschema python3-torch python3-pytest python3-dev python3-venv python3-numpy patchelf systemtap-sdt-dev protobuf-compiler libprotobuf-dev golang-github-google-pprof-dev golang-go"
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

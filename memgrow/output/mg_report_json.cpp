@@ -957,6 +957,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
     w.begin_object();
     bool v2 = clo.json_format == 2;
     w.member_u("memgrow", v2 ? 2 : 1);
+    w.member("memgrow_version", PACKAGE_VERSION);
     // Format 2's encoding (docs/output-format.md): 2 = callers as distances
     // back, ids as gaps, class codes, "leak" arrays, sub-site steps. A report
     // without it is the first encoding, which readers still read.

@@ -27,6 +27,7 @@ import warnings
 import pytest
 
 import memgrow
+from memgrow.pytest_entry import add_marker, pytest_addoption  # noqa: F401 (a hook)
 
 try:  # pytest's log capture; private, so only where it is what we know
     from _pytest.logging import LogCaptureHandler
@@ -129,24 +130,20 @@ def _library_file(path):
             or path.startswith(_MEMGROW_PACKAGE) or os.path.basename(path) == "pytest.py")
 
 
-def pytest_addoption(parser):
-    group = parser.getgroup("memgrow", "memory kept by each test (memgrow)")
-    group.addoption("--memgrow-repeat", type=int, default=1, metavar="N",
-                    help="run each test N times; fail a test that keeps memory in every "
-                         "repetition after the first (CPython's regrtest -R rule)")
+def _repeats(config):
+    """--memgrow-repeat's N (1 when not given)."""
+    return config.getoption("memgrow_repeat") or 1
 
 
 def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "memgrow_limit(size): fail when one run of the test keeps more than size "
-                   "('1 MB', '512 KB', 4096; units of 1024)")
+    add_marker(config)
     config._memgrow_meter = _MemgrowMeter() if memgrow.running() else _TracemallocMeter()
 
 
 def pytest_report_header(config):
     meter = config._memgrow_meter
     return [f"memgrow: kept memory measured by {meter.name}, "
-            f"{config.getoption('memgrow_repeat')} run(s) per test"]
+            f"{_repeats(config)} run(s) per test"]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -188,7 +185,7 @@ def _own_records(isolate):
 def _measured(item, runtest):
     def run():
         meter = item.config._memgrow_meter
-        repeat = max(1, item.config.getoption("memgrow_repeat"))
+        repeat = _repeats(item.config)
         marker = item.get_closest_marker("memgrow_limit")
         try:
             limit, bad = (marker_limit(marker) if marker else None), None

@@ -26,11 +26,14 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import mgtest  # noqa: E402
-from mgtest import BUILD, SRC, memgrow_report, program, run  # noqa: E402
+from mgtest import BUILD, SRC, memgrow_report, program, run, source_line  # noqa: E402
 
 WEB = os.path.join(SRC, "report", "web", "node_modules")
 PPROF_PROTO = "/usr/share/gocode/src/github.com/google/pprof/proto/profile.proto"
 ARTIFACTS = os.path.join(BUILD, "tests", "artifacts")
+GAINS = "tests/regress/gains_leak.c"
+GROW = source_line(GAINS, "GROW_HERE")
+RING = source_line(GAINS, "RING_HERE")
 
 
 def gained(report, site):
@@ -140,7 +143,7 @@ class Views(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         with open(page) as f:
             text = f.read()
-        self.assertIn("Growing: remember (gains_leak.c:24) gained", text)
+        self.assertIn(f"Growing: remember (gains_leak.c:{GROW}) gained", text)
         self.assertIn("held by all_records", text)
         # The first screen's order: verdict, timeline, flame graph, cards, table.
         order = [text.index(x) for x in ('class="verdict"', 'total-chart', 'id="r0-flame"',
@@ -153,14 +156,14 @@ class Views(unittest.TestCase):
         out = subprocess.run(["node", os.path.join(SRC, "tests", "regress", "flame_page.js"),
                               page, chromium, shot], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, timeout=240,
-                             env=dict(os.environ, FLAME_SEARCH="gains_leak.c:24"))
+                             env=dict(os.environ, FLAME_SEARCH=f"gains_leak.c:{GROW}"))
         self.assertEqual(out.returncode, 0, out.stderr)
         r = json.loads(out.stdout)
         self.assertEqual(r["errors"], [])
         self.assertTrue(os.path.getsize(shot) > 10000)
         names = [t.split("\n")[0] for t in r["initial"]["titles"]]
-        self.assertIn("remember (gains_leak.c:24)", names)
-        self.assertIn("cache (gains_leak.c:33)", names)
+        self.assertIn(f"remember (gains_leak.c:{GROW})", names)
+        self.assertIn(f"cache (gains_leak.c:{RING})", names)
         steps = {s["name"]: s for s in r["steps"]}
         # Growth is the default view: remember's share is of the gained bytes.
         g = sum(gained(self.report, s) for s in self.report["sites"])
@@ -173,7 +176,7 @@ class Views(unittest.TestCase):
         self.assertEqual(steps["leaked"]["empty"], "No bytes leaked.")
         self.assertEqual(steps["search"]["highlighted"], 1)
         self.assertEqual(steps["clear"]["highlighted"], 0)
-        self.assertEqual(r["zoomed"], "main (gains_leak.c:59)")
+        self.assertEqual(r["zoomed"], f"main (gains_leak.c:{source_line(GAINS, 'remember(i);')})")
         self.assertLess(steps["zoom"]["frames"], r["initial"]["frames"])  # cache's branch gone
         self.assertEqual(steps["reset"]["frames"], r["initial"]["frames"])
         for s in r["steps"]:

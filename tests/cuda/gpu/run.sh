@@ -31,6 +31,22 @@ rm -rf "$work"
 mkdir -p "$big" "$out"
 ulimit -c 0 # a crashed 5 GB client must not fill the disk
 py=$(python3 -c 'import sys; print(sys.executable)')
+# memgrow runs from its wheel (docs/install.md), pip installed into this
+# PyTorch environment: the wheel's launcher and tool directory serve every
+# run, with the kit's memcheck and none copied beside memgrow to compare.
+# Where pip refuses it, the kit's own copy runs, and info.txt says so.
+from="the kit's own copy ($kit/vg)"
+wheel=$(ls "$kit"/memgrow-*.whl 2>/dev/null | head -n 1)
+if [[ -n $wheel ]] && { "$py" -m pip install --no-index --no-deps --force-reinstall "$wheel" ||
+    "$py" -m pip install --no-index --no-deps --force-reinstall --break-system-packages "$wheel"; } \
+    >"$work/pip.log" 2>&1; then
+    bundle=$("$py" -c 'import memgrow.cli as c; print(c.BUNDLE)')
+    cp "$kit"/vg/lib/memcheck-amd64-linux "$kit"/vg/lib/vgpreload_memcheck-amd64-linux.so \
+        "$kit"/vg/lib/none-amd64-linux "$bundle/lib/valgrind/"
+    export VALGRIND_LIB=$bundle/lib/valgrind
+    vg=$bundle/bin/valgrind
+    from="the wheel $(basename "$wheel"), in $bundle"
+fi
 timed=("$py" "$kit/timed.py")
 say() { echo "[$SECONDS s] $*"; }
 want() { [[ -z ${KIT_ONLY:-} || $1 =~ $KIT_ONLY ]]; }
@@ -73,7 +89,7 @@ pack() {
     echo "$(date -u); $(uname -r); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
     "$py" -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))'
-    "$vg" --version
+    echo "memgrow: $from; $("$vg" --tool=memgrow --version)"
 } 2>&1 | tee "$work/info.txt" | cut -c1-200
 {
     lscpu
