@@ -1,4 +1,5 @@
 #include "intercept/mg_device.hpp"
+#include "intercept/mg_reserve.hpp"
 #include "records/mg_blocks.hpp"
 #include "checks/mg_errors.hpp"
 #include "mg_options.hpp"
@@ -90,6 +91,16 @@ bool pinned(UWord space) {
     return space == MEMGROW_SPACE_PINNED;
 }
 
+// A segment of an allocator whose blocks come from its probes is its
+// reserve (intercept/mg_reserve.hpp): a range for the checks, no block.
+bool reserve_segment(ThreadId tid, const UWord* args) {
+    if (args[3] != MEMGROW_SPACE_DEVICE || args[5] == MEMGROW_API_VMM ||
+        !reserve_take(tid, args[1], args[2], static_cast<UInt>(args[4])))
+        return false;
+    range_add(args[1], args[2], false, 0);
+    return true;
+}
+
 } // namespace
 
 void device_init() {
@@ -111,6 +122,7 @@ void device_alloc(ThreadId tid, const UWord* args) {
         block_dispose(old);
     }
     forget_freed(addr, size, vmm);
+    if (reserve_segment(tid, args)) return;
     Site* s = site_of_current_stack(tid, static_cast<Space>(space), static_cast<UInt>(args[4]));
     Block* b = block_new(t, addr, size, s, AllocKind::device);
     b->api = static_cast<UChar>(args[5]);
@@ -124,6 +136,10 @@ UWord device_free(ThreadId tid, const UWord* args) {
     UWord space = args[2], api = args[3];
     bool vmm = api == MEMGROW_API_VMM;
     Table t = vmm ? Table::vmm : Table::device;
+    if (!vmm && reserve_release(addr)) { // before any block that starts there
+        range_remove(addr);
+        return 1;
+    }
     Block* b = block_find(t, addr);
     if (!b || (vmm && b->released)) {
         if (const DeviceFreed* f = freed_exact(addr, vmm))

@@ -5,6 +5,7 @@ stand-in driver and runtime of tests/cuda (no GPU needed).
 Without a CUDA toolkit at configure time the programs are not built and
 every test here fails, naming what is missing: never a silent skip.
 """
+import json
 import os
 import subprocess
 import sys
@@ -253,6 +254,93 @@ class CudaTest(mgtest.TestCase):
         self.assertEqual(r.rc, 0, r.log)
         self.assertEqual(device_sites(r.report), [], mgtest.describe(r.report))
         self.assertEqual(r.report["errors"], [])
+
+
+TORCH_SCRIPT = os.path.join(SRC, "py_standin_torch.py")
+
+
+def torch_library(name):
+    return os.path.join(CUDA_DIR, "standin_torch", name)
+
+
+def run_torch(library, steps, options=()):
+    return mgtest.run([sys.executable, os.path.join(mgtest.SRC, TORCH_SCRIPT),
+                       torch_library(library), str(steps)],
+                      options=options, env=standin_env())
+
+
+def printed(log, tag):
+    for text in log.splitlines():
+        if text.startswith(tag + " "):
+            return json.loads(text[len(tag) + 1:])
+    raise AssertionError(f"no {tag} line in:\n{log}")
+
+
+class TensorProbeTest(mgtest.TestCase):
+    """PyTorch's SDT probes (pytorch:malloc, pytorch:free) read from a stand-in
+    tensor library built with <sys/sdt.h> (tests/cuda/standin_torch.c, loaded
+    by ctypes: a dlopen after the start), docs/cuda.md "Probes"."""
+
+    def assertTensorSite(self, rep, cls, marker):
+        sites = self.assertClass(rep, cls, file="py_standin_torch.py",
+                                 line=mgtest.source_line(TORCH_SCRIPT, marker))
+        sites = [s for s in sites if s["space"] == "device"]
+        self.assertEqual(len(sites), 1, mgtest.describe(rep))
+        return sites[0]
+
+    def assertCountersAtMarks(self, rep, counters):
+        [dev] = rep["device_memory"]
+        self.assertEqual(dev["device"], 0)
+        self.assertGreaterEqual(len(dev["mark_allocated"]), len(counters) - 1)
+        for i, level in enumerate(dev["mark_allocated"]):
+            self.assertEqual(level, counters[i]["allocated"], f"mark {i + 1}")
+            self.assertEqual(dev["mark_reserved"][i], counters[i]["reserved"], f"mark {i + 1}")
+        self.assertEqual(len(dev["allocated"]), len(rep["buckets"]))
+        return dev
+
+    def test_tensors_are_blocks_and_segments_the_reserve(self):
+        r = run_torch("libstandin_torch.so", 40)
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        shown = printed(r.log, "COUNTERS")
+        after = printed(r.log, "AFTER")
+        kept = self.assertTensorSite(rep, "growing", "KEPT_HERE")
+        # Its device bytes are what the library counts for the kept tensors.
+        self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
+        self.assertEqual(kept["live_blocks"], shown["kept_blocks"])
+        self.assertTensorSite(rep, "stable", "TEMP_LARGE_HERE")
+        self.assertTensorSite(rep, "stable", "TEMP_SMALL_HERE")
+        # Every device site is a tensor's: the segments (new_segment's
+        # cudaMalloc, in the library's code) are the reserve, no line's.
+        for s in device_sites(rep):
+            self.assertEqual(s["frames"][0]["function"], "st_malloc", mgtest.frames_text(s))
+        # The allocated/reserved series are the library's counters at each
+        # mark, and after empty_cache() gave the unused segments back.
+        dev = self.assertCountersAtMarks(rep, shown["marks"])
+        self.assertEqual(dev["allocated_bytes"], after["allocated"])
+        self.assertEqual(dev["reserved_bytes"], after["reserved"])
+        self.assertIn(f"its blocks {after['allocated']:,} bytes", r.log)
+        self.assertIn(f"cached or fragmented {after['reserved'] - after['allocated']:,} bytes",
+                      r.log)
+        self.assertEqual(rep["errors"], [])
+
+    def test_probes_without_semaphores_from_memory_operands(self):
+        # Built -O0 without semaphores: its probes run always, and read each
+        # argument from the stack (`8@-24(%rbp)`).
+        r = run_torch("libstandin_torch_nosem.so", 12)
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        shown = printed(r.log, "COUNTERS")
+        kept = self.assertTensorSite(rep, "growing", "KEPT_HERE")
+        self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
+        self.assertCountersAtMarks(rep, shown["marks"])
+        self.assertEqual(rep["errors"], [])
+
+    def test_cuda_no_ignores_the_probes(self):
+        r = run_torch("libstandin_torch.so", 4, options=["--cuda=no"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertEqual(device_sites(r.report), [])
+        self.assertNotIn("device_memory", r.report)
 
 
 if __name__ == "__main__":
