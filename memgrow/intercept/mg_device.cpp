@@ -93,8 +93,11 @@ bool pinned(UWord space) {
 
 // A segment of an allocator whose blocks come from its probes is its
 // reserve (intercept/mg_reserve.hpp): a range for the checks, no block.
+// Stream-ordered allocations are not segments: PyTorch's cudaMallocAsync
+// backend, in the same library, hands each one out as it is, unprobed.
 bool reserve_segment(ThreadId tid, const UWord* args) {
     if (args[3] != MEMGROW_SPACE_DEVICE || args[5] == MEMGROW_API_VMM ||
+        args[5] == MEMGROW_API_ASYNC ||
         !reserve_take(tid, args[1], args[2], static_cast<UInt>(args[4])))
         return false;
     range_add(args[1], args[2], false, 0);

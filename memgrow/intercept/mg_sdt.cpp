@@ -413,7 +413,9 @@ void on_probe(UWord id) {
 void sdt_mapped(Addr a, SizeT len, Bool ww) {
     if (!clo.cuda) return; // every probe memgrow reads now is a CUDA allocator's
     const NSegment* seg = VG_(am_find_nsegment)(a);
-    if (!seg || seg->kind != SkFileC) return;
+    // Regular files only: opening a device's file (/dev/nvidia*) is not
+    // for memgrow to do.
+    if (!seg || seg->kind != SkFileC || !VKI_S_ISREG(seg->mode)) return;
     const HChar* path = VG_(am_get_filename)(seg);
     if (!path) return;
     UInt oi = object_of(*seg, path);

@@ -3,7 +3,8 @@
    announces each block through the same SDT probes as PyTorch's
    libc10_cuda.so: provider `pytorch`, `malloc` (ptr, device, size, stream)
    after a block is handed out and `free` (ptr) before it goes back, each
-   behind a semaphore unless built with STANDIN_NO_SEMAPHORES.
+   behind a semaphore unless built with STANDIN_NO_SEMAPHORES; built with
+   STANDIN_NO_PROBES it has none (a PyTorch built without SDT).
 
    Small requests (up to 1 MiB) are rounded to 512 bytes and carved from
    2 MiB segments, first fit; larger ones get a segment of their own,
@@ -11,10 +12,12 @@
    reserved() are its counters (PyTorch's memory_allocated() and
    memory_reserved()); empty_cache() gives unused segments back. Driven from
    Python through ctypes (tests/cuda/py_standin_torch.py). */
+#ifndef STANDIN_NO_PROBES
 #ifndef STANDIN_NO_SEMAPHORES
 #define _SDT_HAS_SEMAPHORES 1
 #endif
 #include <sys/sdt.h>
+#endif
 
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
@@ -29,6 +32,20 @@ __attribute__((section(".probes")));
 #define ENABLED(name) (pytorch_##name##_semaphore != 0)
 #else
 #define ENABLED(name) 1
+#endif
+
+#ifdef STANDIN_NO_PROBES /* a build without SDT, as ROCm's */
+#define PROBE_MALLOC(ptr, device, size, stream) ((void)(ptr), (void)(device), (void)(stream))
+#define PROBE_FREE(ptr) ((void)(ptr))
+#else
+#define PROBE_MALLOC(ptr, device, size, stream)                                                    \
+    do {                                                                                           \
+        if (ENABLED(malloc)) STAP_PROBE4(pytorch, malloc, ptr, device, size, stream);              \
+    } while (0)
+#define PROBE_FREE(ptr)                                                                            \
+    do {                                                                                           \
+        if (ENABLED(free)) STAP_PROBE1(pytorch, free, ptr);                                        \
+    } while (0)
 #endif
 
 #define UNIT 512u
@@ -151,14 +168,14 @@ void* st_malloc(size_t size) {
     void* ptr = b->ptr;
     struct stream stream;
     signed char device = current_stream(&stream);
-    if (ENABLED(malloc)) STAP_PROBE4(pytorch, malloc, ptr, device, size, stream.id);
+    PROBE_MALLOC(ptr, device, size, stream.id);
     return ptr;
 }
 
 void st_free(void* ptr) {
     struct block* b = find(ptr);
     if (!b || !ptr) return;
-    if (ENABLED(free)) STAP_PROBE1(pytorch, free, ptr);
+    PROBE_FREE(ptr);
     struct segment* s = b->seg;
     if (s->small)
         memset(&s->used[(b->ptr - s->base) / UNIT], 0, b->size / UNIT);

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -280,6 +281,7 @@ class TensorProbeTest(mgtest.TestCase):
     """PyTorch's SDT probes (pytorch:malloc, pytorch:free) read from a stand-in
     tensor library built with <sys/sdt.h> (tests/cuda/standin_torch.c, loaded
     by ctypes: a dlopen after the start), docs/cuda.md "Probes"."""
+    setUp = CudaTest.setUp
 
     def assertTensorSite(self, rep, cls, marker):
         sites = self.assertClass(rep, cls, file="py_standin_torch.py",
@@ -323,6 +325,15 @@ class TensorProbeTest(mgtest.TestCase):
         self.assertIn(f"cached or fragmented {after['reserved'] - after['allocated']:,} bytes",
                       r.log)
         self.assertEqual(rep["errors"], [])
+        # memgrow-report reads the series and charts them.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "torch.json")
+            with open(path, "w") as f:
+                json.dump(rep, f)
+            p = mgtest.memgrow_report("html", path, "-o", os.path.join(tmp, "torch.html"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(tmp, "torch.html")) as f:
+                self.assertIn("chart device-memory-chart", f.read())
 
     def test_probes_without_semaphores_from_memory_operands(self):
         # Built -O0 without semaphores: its probes run always, and read each
@@ -335,6 +346,18 @@ class TensorProbeTest(mgtest.TestCase):
         self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
         self.assertCountersAtMarks(rep, shown["marks"])
         self.assertEqual(rep["errors"], [])
+
+    def test_a_library_without_probes_keeps_the_segment_view(self):
+        # PyTorch's library name, built without SDT: the log says so once,
+        # and its segments are the device sites, as without this feature.
+        r = run_torch(os.path.join("noprobes", "libc10_cuda.so"), 6)
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertEqual(r.log.count("libc10_cuda.so has no allocator probes"), 1, r.log)
+        self.assertNotIn("device_memory", r.report)
+        sites = device_sites(r.report)
+        self.assertTrue(sites, mgtest.describe(r.report))
+        for s in sites:
+            self.assertIn("new_segment", mgtest.frames_text(s))
 
     def test_cuda_no_ignores_the_probes(self):
         r = run_torch("libstandin_torch.so", 4, options=["--cuda=no"])
