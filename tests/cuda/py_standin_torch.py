@@ -38,16 +38,19 @@ lib.st_set_device.argtypes = [ctypes.c_int]
 
 
 class Tensor:
+    """Holds its device pointer as a machine word (a c_void_p), as a
+    tensor's storage does: the leak scan finds it there."""
+
     def __init__(self, nbytes):
-        self.ptr = lib.st_malloc(nbytes)
-        if not self.ptr:
+        self.data = ctypes.c_void_p(lib.st_malloc(nbytes))
+        if not self.data.value:
             raise MemoryError(nbytes)
         self.nbytes = nbytes
-        if lib.st_fill(self.ptr, 0, nbytes) != 0:
+        if lib.st_fill(self.data, 0, nbytes) != 0:
             raise RuntimeError("fill failed")
 
     def __del__(self):
-        lib.st_free(self.ptr)
+        lib.st_free(self.data)
 
 
 def step(i, kept, recent):
@@ -90,7 +93,7 @@ def main():
         counters.append({"allocated": lib.st_allocated(), "reserved": lib.st_reserved()})
         if memgrow:
             memgrow.mark()
-    kept_bytes = sum(lib.st_block_size(t.ptr) for t in kept)
+    kept_bytes = sum(lib.st_block_size(t.data) for t in kept)
     print("COUNTERS " + json.dumps({"marks": counters, "kept_bytes": kept_bytes,
                                     "kept_blocks": len(kept)}), flush=True)
     # The unused segments go back to CUDA: the reserve shrinks with them.

@@ -310,6 +310,10 @@ class TensorProbeTest(mgtest.TestCase):
         # Its device bytes are what the library counts for the kept tensors.
         self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
         self.assertEqual(kept["live_blocks"], shown["kept_blocks"])
+        # Held by the list that keeps the tensors (their pointers sit in the
+        # Tensor objects), not by the allocator's own table of live blocks.
+        self.assertEqual(kept["lost"]["definite"], 0)
+        self.assertEqual(kept["held_by"][0]["path"], "__main__.keep", kept["held_by"])
         self.assertTensorSite(rep, "stable", "TEMP_LARGE_HERE")
         self.assertTensorSite(rep, "stable", "TEMP_SMALL_HERE")
         # Every device site is a tensor's: the segments (new_segment's
