@@ -72,7 +72,6 @@ struct Instance {
 struct Probe {
     Addr pc, sem;
     const NoteProbe* note;
-    UInt instance;
     bool live;
 };
 
@@ -277,7 +276,7 @@ void add_instance(UInt oi, Addr bias) {
         Addr pc = sdt::relocate(np.pc, np.base, o->stapsdt_base, bias);
         Addr sem = np.sem ? sdt::relocate(np.sem, np.base, o->stapsdt_base, bias) : 0;
         grow(probes, n_probes, &cap_probes, "mg.sdt.probes");
-        probes[n_probes++] = Probe{pc, sem, &np, id, true};
+        probes[n_probes++] = Probe{pc, sem, &np, true};
     }
     instances[id] = in;
     index_probes();
