@@ -92,14 +92,16 @@ bool pinned(UWord space) {
 }
 
 // A segment of an allocator whose blocks come from its probes is its
-// reserve (intercept/mg_reserve.hpp): a range for the checks, no block.
-// Stream-ordered allocations are not segments: PyTorch's cudaMallocAsync
-// backend, in the same library, hands each one out as it is, unprobed.
+// reserve (intercept/mg_reserve.hpp): a range for the checks, no block; a
+// physical allocation of it (expandable segments) no block either, its
+// mappings the segments. Stream-ordered allocations are not segments:
+// PyTorch's cudaMallocAsync backend, in the same library, hands each one
+// out as it is, unprobed.
 bool reserve_segment(ThreadId tid, const UWord* args) {
-    if (args[3] != MEMGROW_SPACE_DEVICE || args[5] == MEMGROW_API_VMM ||
-        args[5] == MEMGROW_API_ASYNC ||
-        !reserve_take(tid, args[1], args[2], static_cast<UInt>(args[4])))
-        return false;
+    UInt device = static_cast<UInt>(args[4]);
+    if (args[3] != MEMGROW_SPACE_DEVICE || args[5] == MEMGROW_API_ASYNC) return false;
+    if (args[5] == MEMGROW_API_VMM) return reserve_take_handle(tid, args[1], device);
+    if (!reserve_take(tid, args[1], args[2], device)) return false;
     range_add(args[1], args[2], false, 0);
     return true;
 }
@@ -143,6 +145,7 @@ UWord device_free(ThreadId tid, const UWord* args) {
         range_remove(addr);
         return 1;
     }
+    if (vmm && reserve_forget_handle(addr)) return 1;
     Block* b = block_find(t, addr);
     if (!b || (vmm && b->released)) {
         if (const DeviceFreed* f = freed_exact(addr, vmm))
@@ -168,6 +171,10 @@ UWord device_free(ThreadId tid, const UWord* args) {
 }
 
 void device_map(const UWord* args) {
+    if (reserve_map(args[1], args[2], args[3])) {
+        range_add(args[1], args[2], true, args[3]);
+        return;
+    }
     Block* b = block_find(Table::vmm, args[3]);
     if (!b) return; // a handle from before tracking (or imported): no block to keep alive
     range_add(args[1], args[2], true, args[3]);
@@ -186,6 +193,7 @@ void device_unmap(const UWord* args) {
         Addr next = r->start + (r->size ? r->size : 1);
         if (r->mapping && r->start >= lo) {
             UWord handle = r->handle;
+            reserve_release(r->start);
             range_remove(r->start);
             Block* b = block_find(Table::vmm, handle);
             if (b && b->maps && --b->maps == 0 && b->released) {

@@ -123,13 +123,18 @@ void tensor_probe_free(ThreadId, const ULong* args) {
     ++stats.frees;
 }
 
-bool reserve_take(ThreadId tid, Addr a, SizeT size, UInt device) {
+namespace {
+
+// Whether the code of an allocator with probes is on tid's stack now.
+bool allocator_calling(ThreadId tid) {
     Addr ips[kStackDepth];
     UInt n = VG_(get_StackTrace)(tid, ips, kStackDepth, nullptr, nullptr, 0);
-    bool mine = false;
-    for (UInt i = 0; i < n && !mine; ++i)
-        mine = sdt_allocator_code(ips[i]);
-    if (!mine || size == 0) return false;
+    for (UInt i = 0; i < n; ++i)
+        if (sdt_allocator_code(ips[i])) return true;
+    return false;
+}
+
+void add_segment(Addr a, SizeT size, UInt device) {
     if (!segments)
         segments = VG_(OSetGen_Create)(offsetof(Segment, start), segment_cmp, VG_(malloc),
                                        "mg.reserve.segments", VG_(free));
@@ -142,6 +147,57 @@ bool reserve_take(ThreadId tid, Addr a, SizeT size, UInt device) {
     VG_(OSetGen_Insert)(segments, s);
     account(device, 0, static_cast<i64>(size));
     ++stats.segments;
+}
+
+// The reserve's physical allocations (cuMemCreate handles), by handle.
+struct Handle {
+    UWord handle;
+    UInt device;
+};
+OSet* handles;
+
+Word handle_cmp(const void* key, const void* elem) {
+    UWord k = *static_cast<const UWord*>(key), h = static_cast<const Handle*>(elem)->handle;
+    return k < h ? -1 : k > h ? 1 : 0;
+}
+
+Handle* handle_of(UWord h) {
+    return handles ? static_cast<Handle*>(VG_(OSetGen_Lookup)(handles, &h)) : nullptr;
+}
+
+} // namespace
+
+bool reserve_take(ThreadId tid, Addr a, SizeT size, UInt device) {
+    if (size == 0 || !allocator_calling(tid)) return false;
+    add_segment(a, size, device);
+    return true;
+}
+
+bool reserve_take_handle(ThreadId tid, UWord handle, UInt device) {
+    if (!allocator_calling(tid)) return false;
+    if (!handles)
+        handles = VG_(OSetGen_Create)(offsetof(Handle, handle), handle_cmp, VG_(malloc),
+                                      "mg.reserve.handles", VG_(free));
+    if (Handle* old = handle_of(handle)) {
+        old->device = device;
+        return true;
+    }
+    auto* h = static_cast<Handle*>(VG_(OSetGen_AllocNode)(handles, sizeof(Handle)));
+    *h = Handle{handle, device};
+    VG_(OSetGen_Insert)(handles, h);
+    return true;
+}
+
+bool reserve_map(Addr va, SizeT size, UWord handle) {
+    const Handle* h = handle_of(handle);
+    if (!h || size == 0) return false;
+    add_segment(va, size, h->device);
+    return true;
+}
+
+bool reserve_forget_handle(UWord handle) {
+    if (!handle_of(handle)) return false;
+    VG_(OSetGen_FreeNode)(handles, VG_(OSetGen_Remove)(handles, &handle));
     return true;
 }
 

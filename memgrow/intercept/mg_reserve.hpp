@@ -24,8 +24,15 @@ void tensor_probe_free(ThreadId tid, const ULong* args);
 // A device allocation reported by the CUDA wrappers: true when the code of
 // such an allocator made it; it is then a segment of its reserve, not a block.
 bool reserve_take(ThreadId tid, Addr a, SizeT size, UInt device);
-// A free reported by the wrappers: true when a was a reserve segment (gone).
+// A free reported by the wrappers, or an unmapping: true when a was a
+// reserve segment (gone).
 bool reserve_release(Addr a);
+// Virtual memory (expandable segments): a physical allocation made by such
+// an allocator's code is its reserve's; each mapping of it is a segment.
+bool reserve_take_handle(ThreadId tid, UWord handle, UInt device);
+bool reserve_map(Addr va, SizeT size, UWord handle);
+// cuMemRelease of a handle: true when it was the reserve's.
+bool reserve_forget_handle(UWord handle);
 
 // The report's `device_memory` and the log's lines on the reserve.
 void reserve_write_json(JsonWriter& w, const Analysis& a);

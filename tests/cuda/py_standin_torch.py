@@ -8,7 +8,7 @@ Before it starts it maps two files memgrow reads as ELF objects and must
 survive: an ELF header whose tables lie past the end of the file, and the
 library's first half.
 
-usage: py_standin_torch.py LIBRARY [STEPS]
+usage: py_standin_torch.py LIBRARY [STEPS [expandable]]
 """
 import collections
 import ctypes
@@ -35,6 +35,7 @@ lib.st_allocated.restype = ctypes.c_size_t
 lib.st_reserved.restype = ctypes.c_size_t
 lib.st_fill.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t]
 lib.st_set_device.argtypes = [ctypes.c_int]
+lib.st_set_expandable.argtypes = [ctypes.c_int]
 
 
 class Tensor:
@@ -85,6 +86,7 @@ def map_garbage():
 def main():
     map_garbage()
     lib.st_set_device(0)
+    lib.st_set_expandable(len(sys.argv) > 3 and sys.argv[3] == "expandable")
     kept = []
     recent = collections.deque(maxlen=1000)
     counters = []

@@ -10,7 +10,10 @@
    2 MiB segments, first fit; larger ones get a segment of their own,
    rounded to 2 MiB and cached by size when freed. allocated() and
    reserved() are its counters (PyTorch's memory_allocated() and
-   memory_reserved()); empty_cache() gives unused segments back. Driven from
+   memory_reserved()); empty_cache() gives unused segments back. With
+   st_set_expandable(1) its segments are mapped into one reservation of
+   virtual addresses (cuMemAddressReserve, cuMemCreate, cuMemMap), as
+   PyTorch's expandable segments are, instead of cudaMalloc'd. Driven from
    Python through ctypes (tests/cuda/py_standin_torch.py). */
 #ifndef STANDIN_NO_PROBES
 #ifndef STANDIN_NO_SEMAPHORES
@@ -19,6 +22,7 @@
 #include <sys/sdt.h>
 #endif
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +62,7 @@ __attribute__((section(".probes")));
 struct segment {
     char* base;
     size_t size;
+    CUmemGenericAllocationHandle handle; /* expandable: its physical memory */
     int small;
     int in_use;                /* large: handed out */
     unsigned char used[UNITS]; /* small: units handed out */
@@ -73,6 +78,10 @@ static struct segment segments[MAX_SEGMENTS];
 static struct block blocks[MAX_BLOCKS];
 static size_t allocated_bytes, reserved_bytes;
 static int current_device;
+static int expandable;
+static CUdeviceptr va_base;
+static size_t va_used;
+#define VA_SIZE (1ul << 28)
 
 /* Where the probe reads its stream from memory, as PyTorch's does
    (`-8@-56(%rbp)`): the stream object lives on the stack. */
@@ -85,12 +94,36 @@ static signed char __attribute__((noinline)) current_stream(struct stream* s) {
     return (signed char)current_device;
 }
 
+/* The next addresses of the reservation, backed and mapped. */
+static void* map_segment(size_t size, CUmemGenericAllocationHandle* h) {
+    if (!va_base && cuMemAddressReserve(&va_base, VA_SIZE, 0, 0, 0) != CUDA_SUCCESS) return NULL;
+    if (va_used + size > VA_SIZE) return NULL;
+    CUmemAllocationProp prop = {0};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = current_device;
+    CUdeviceptr p = va_base + va_used;
+    CUmemAccessDesc access = {{CU_MEM_LOCATION_TYPE_DEVICE, current_device},
+                              CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    if (cuMemCreate(h, size, &prop, 0) != CUDA_SUCCESS) return NULL;
+    if (cuMemMap(p, size, 0, *h, 0) != CUDA_SUCCESS ||
+        cuMemSetAccess(p, size, &access, 1) != CUDA_SUCCESS) {
+        cuMemRelease(*h);
+        return NULL;
+    }
+    va_used += size;
+    return (void*)p;
+}
+
 static struct segment* new_segment(size_t size, int small) {
     for (int i = 0; i < MAX_SEGMENTS; ++i)
         if (!segments[i].base) {
             void* p;
-            if (cudaMalloc(&p, size) != cudaSuccess) return NULL;
+            CUmemGenericAllocationHandle h = 0;
+            if (expandable ? !(p = map_segment(size, &h)) : cudaMalloc(&p, size) != cudaSuccess)
+                return NULL;
             memset(&segments[i], 0, sizeof segments[i]);
+            segments[i].handle = h;
             segments[i].base = p;
             segments[i].size = size;
             segments[i].small = small;
@@ -152,6 +185,10 @@ static struct block* find(const void* p) {
     return NULL;
 }
 
+void st_set_expandable(int on) {
+    expandable = on;
+}
+
 void st_set_device(int device) {
     current_device = device;
     cudaSetDevice(device);
@@ -206,7 +243,12 @@ void st_empty_cache(void) {
         if (!s->base) continue;
         int busy = s->small ? memchr(s->used, 1, UNITS) != NULL : s->in_use;
         if (busy) continue;
-        cudaFree(s->base);
+        if (expandable) {
+            cuMemUnmap((CUdeviceptr)s->base, s->size);
+            cuMemRelease(s->handle);
+        } else {
+            cudaFree(s->base);
+        }
         reserved_bytes -= s->size;
         s->base = NULL;
     }

@@ -264,9 +264,9 @@ def torch_library(name):
     return os.path.join(CUDA_DIR, "standin_torch", name)
 
 
-def run_torch(library, steps, options=()):
+def run_torch(library, steps, options=(), mode=()):
     return mgtest.run([sys.executable, os.path.join(mgtest.SRC, TORCH_SCRIPT),
-                       torch_library(library), str(steps)],
+                       torch_library(library), str(steps), *mode],
                       options=options, env=standin_env())
 
 
@@ -349,6 +349,23 @@ class TensorProbeTest(mgtest.TestCase):
         kept = self.assertTensorSite(rep, "growing", "KEPT_HERE")
         self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
         self.assertCountersAtMarks(rep, shown["marks"])
+        self.assertEqual(rep["errors"], [])
+
+    def test_expandable_segments_are_the_reserve(self):
+        # Segments mapped into one reservation (cuMemCreate, cuMemMap): the
+        # physical allocations are no sites, their mappings the reserve.
+        r = run_torch("libstandin_torch.so", 12, mode=["expandable"])
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        shown = printed(r.log, "COUNTERS")
+        after = printed(r.log, "AFTER")
+        kept = self.assertTensorSite(rep, "growing", "KEPT_HERE")
+        self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
+        self.assertTensorSite(rep, "stable", "TEMP_LARGE_HERE")
+        for s in device_sites(rep):
+            self.assertEqual(s["frames"][0]["function"], "st_malloc", mgtest.frames_text(s))
+        dev = self.assertCountersAtMarks(rep, shown["marks"])
+        self.assertEqual(dev["reserved_bytes"], after["reserved"])
         self.assertEqual(rep["errors"], [])
 
     def test_a_library_without_probes_keeps_the_segment_view(self):
