@@ -131,11 +131,10 @@ void read_notes(Object* o, const UChar* sec, SizeT n) {
         for (UInt i = 0; ok && i < p.n_args; ++i)
             ok = p.args[i].base != sdt::kRip; // relative to the next instruction: none here
         if (!ok) {
-            if (stats.bad_args++ == 0)
-                VG_(umsg)
-                ("memgrow: probe %s:%s has arguments memgrow cannot read (\"%s\"): "
-                 "ignored\n",
-                 note.provider, note.name, note.args);
+            if (stats.bad_args++ == 0) VG_(umsg)
+            ("memgrow: probe %s:%s has arguments memgrow cannot read (\"%s\"): "
+             "ignored\n",
+             note.provider, note.name, note.args);
             return;
         }
         grow(o->probes, o->n_probes, &cap, "mg.sdt.notes");
