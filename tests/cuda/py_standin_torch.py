@@ -99,12 +99,11 @@ def main():
     print("COUNTERS " + json.dumps({"marks": counters, "kept_bytes": kept_bytes,
                                     "kept_blocks": len(kept)}), flush=True)
     # The unused segments go back to CUDA: the reserve shrinks with them.
-    del recent
     lib.st_empty_cache()
     print("AFTER " + json.dumps({"allocated": lib.st_allocated(),
                                  "reserved": lib.st_reserved()}), flush=True)
-    return kept
+    return kept, recent
 
 
 if __name__ == "__main__":
-    keep = main()
+    keep, recent_kept = main()
