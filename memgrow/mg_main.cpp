@@ -9,6 +9,8 @@
 #include "intercept/mg_exec.hpp"
 #include "intercept/mg_heap.hpp"
 #include "intercept/mg_host_insns.hpp"
+#include "intercept/mg_reserve.hpp"
+#include "intercept/mg_sdt.hpp"
 #include "pages/mg_cow.hpp"
 #include "pages/mg_mapped.hpp"
 #include "pages/mg_resident.hpp"
@@ -90,6 +92,7 @@ IRSB* instrument(VgCallbackClosure*, IRSB* in, const VexGuestLayout* layout,
     if (cow_on) in = cow_instrument(in, layout);
     if (abits_on) in = access_instrument(in, layout, client_tmps);
     in = revival_instrument(in, layout, vge);
+    in = sdt_instrument(in, layout);
     if (clo.time_unit != TimeUnit::instructions) return in;
     ULong n_instrs = 0;
     for (Int i = 0; i < in->stmts_used; ++i)
@@ -139,6 +142,8 @@ void fini(Int /*exitcode*/) {
             access_print_stats();
         }
         revival_print_stats();
+        sdt_print_stats();
+        reserve_print_stats();
         live_print_stats();
         heap_print_stats();
         resident_print_stats();
@@ -150,6 +155,7 @@ void fini(Int /*exitcode*/) {
 void on_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool executable, ULong) {
     memevents_mmap(a, len, rr, ww, executable);
     cow_unmapped(a, len);
+    sdt_mapped(a, len, ww);
     if (executable) {
         python_code_mapped();
         revival_code_mapped();
@@ -158,6 +164,7 @@ void on_mmap(Addr a, SizeT len, Bool rr, Bool ww, Bool executable, ULong) {
 void on_munmap(Addr a, SizeT len) {
     memevents_munmap(a, len);
     cow_unmapped(a, len);
+    sdt_unmapped(a, len);
     client_memory_changed();
 }
 void on_remap(Addr from, Addr to, SizeT len) {

@@ -291,6 +291,22 @@ void pages_chart(std::string& out, const Report& r, const std::vector<std::int64
     out += svg_chart(ends, series, x_label, "chart pages-chart", 900, 220);
 }
 
+// A device allocator's blocks against its reserve (`device_memory`): the
+// gap between the lines is cache and fragmentation, no line's growth
+// (docs/cuda.md, "The reserve").
+void device_memory_chart(std::string& out, const Report& r, const std::vector<std::int64_t>& ends,
+                         const std::string& x_label) {
+    for (const DeviceMemory& d : r.device_memory) {
+        std::vector<ChartSeries> series = {{"allocated", d.allocated, "#d62728"},
+                                           {"reserved", d.reserved, "#9467bd"}};
+        fmt::format_to(std::back_inserter(out),
+                       "<h3>Device {}: the allocator's blocks vs its reserve</h3>\n"
+                       "<p class=\"meta device-memory\">now: allocated {}, reserved {}</p>\n",
+                       d.device, human_bytes(d.allocated_bytes), human_bytes(d.reserved_bytes));
+        out += svg_chart(ends, series, x_label, "chart device-memory-chart", 900, 220);
+    }
+}
+
 void report_section(std::string& out, const Report& r, std::size_t index, const TableSites& table,
                     const HtmlOptions& o) {
     auto it = std::back_inserter(out);
@@ -339,6 +355,7 @@ void report_section(std::string& out, const Report& r, std::size_t index, const 
     if (r.warmup_end > 0) warmup.push_back({"warm-up", r.warmup_end});
     out += svg_chart(ends, spaces, x_label, "chart total-chart", 900, 220, warmup);
     pages_chart(out, r, ends, x_label);
+    device_memory_chart(out, r, ends, x_label);
     flame_section(out, rid);
     holders_section(out, r, rid, o);
 

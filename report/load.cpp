@@ -189,6 +189,33 @@ class Reader {
         return out;
     }
 
+    // `device_memory`: per device, the run's series one level per bucket.
+    std::vector<DeviceMemory> device_memory(const json& v, std::size_t buckets) const {
+        array(v, "/device_memory");
+        std::vector<DeviceMemory> out;
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            std::string at = "/device_memory/" + std::to_string(i);
+            const json& d = object(v[i], at);
+            DeviceMemory m;
+            m.device = integer(required(d, at, "device"), at + "/device");
+            m.allocated_bytes =
+                integer(required(d, at, "allocated_bytes"), at + "/allocated_bytes");
+            m.reserved_bytes = integer(required(d, at, "reserved_bytes"), at + "/reserved_bytes");
+            for (auto [key, field] : {std::pair{"allocated", &m.allocated},
+                                      {"reserved", &m.reserved},
+                                      {"mark_allocated", &m.mark_allocated},
+                                      {"mark_reserved", &m.mark_reserved}})
+                *field = integers(required(d, at, key), at + "/" + key);
+            for (auto [key, field] :
+                 {std::pair{"allocated", &m.allocated}, {"reserved", &m.reserved}})
+                if (field->size() != buckets)
+                    fail(at + "/" + key,
+                         fmt::format("{} levels for {} buckets", field->size(), buckets));
+            out.push_back(std::move(m));
+        }
+        return out;
+    }
+
     SiteClass site_class(const json& v, const std::string& where) const {
         std::string name = string(v, where);
         auto c = parse_class(name);
@@ -667,6 +694,8 @@ class Reader {
             r.leak_check = leak_check(*lc, "/leak_check");
         if (const json* f = member(root, "fork")) r.fork = fork_copy(*f, "/fork");
         if (const json* p = member(root, "pages")) r.pages = pages(*p, r.buckets.size());
+        if (const json* d = member(root, "device_memory"))
+            r.device_memory = device_memory(*d, r.buckets.size());
         if (const json* h = member(root, "holders")) r.holders = holders(*h, "/holders", r);
         if (const json* procs = member(root, "processes")) {
             array(*procs, "/processes");

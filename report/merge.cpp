@@ -21,7 +21,7 @@ using nlohmann::json;
 // The top-level fields that describe one process and its clock.
 const char* const kProcessFields[] = {
     "pid",      "ppid",  "command", "time_unit",  "bucket_width", "warmup_end", "teardown_at",
-    "teardown", "marks", "buckets", "leak_check", "fork",         "pages"};
+    "teardown", "marks", "buckets", "leak_check", "fork",         "pages",      "device_memory"};
 
 struct Proc {
     json info;                      // what goes to processes[i]

@@ -414,6 +414,15 @@ struct Pages {
     std::optional<std::int64_t> teardown_resident;
 };
 
+// A device allocator that announces its blocks through probes
+// (`device_memory`, docs/cuda.md): per device, its blocks' bytes
+// (`allocated`) and its segments' (`reserved`), now, per bucket and at the
+// end of each complete mark bucket.
+struct DeviceMemory {
+    std::int64_t device = 0, allocated_bytes = 0, reserved_bytes = 0;
+    std::vector<std::int64_t> allocated, reserved, mark_allocated, mark_reserved;
+};
+
 // One process of a merged report (`processes[i]`, memgrow-report merge).
 struct Process {
     std::int64_t pid = 0, ppid = 0;
@@ -449,7 +458,8 @@ struct Report {
     std::vector<Process> processes; // a merged report's processes; empty otherwise
     std::optional<ForkCopy> fork;   // a forked child's
     std::optional<Pages> pages;
-    std::vector<Holder> holders; // `holders`, as the tool orders them
+    std::vector<DeviceMemory> device_memory; // by device, as the tool lists them
+    std::vector<Holder> holders;             // `holders`, as the tool orders them
     // The sites' `held_by` lists, largest holder first (Site::held_by).
     std::vector<std::vector<HeldBy>> held_by;
 };

@@ -1,4 +1,5 @@
 #include "intercept/mg_device.hpp"
+#include "intercept/mg_reserve.hpp"
 #include "records/mg_blocks.hpp"
 #include "checks/mg_errors.hpp"
 #include "mg_options.hpp"
@@ -152,6 +153,7 @@ void unmap_range(ThreadId tid, Addr lo, Addr hi) {
         at = range_end(*r);
         if (!r->mapping || r->start < lo) continue;
         Range m = *r;
+        reserve_release(m.start); // a mapping of the allocator's reserve
         range_remove(m.start);
         va_gone_add(tid, m.start, m.size, nullptr, false);
         Block* b = m.counted ? block_find(Table::vmm, m.handle) : nullptr;
@@ -249,6 +251,21 @@ bool pinned(UWord space) {
     return space == MEMGROW_SPACE_PINNED;
 }
 
+// A segment of an allocator whose blocks come from its probes is its
+// reserve (intercept/mg_reserve.hpp): a range for the checks, no block; a
+// physical allocation of it (expandable segments) no block either, its
+// mappings the segments. Stream-ordered allocations are not segments:
+// PyTorch's cudaMallocAsync backend, in the same library, hands each one
+// out as it is, unprobed.
+bool reserve_segment(ThreadId tid, const UWord* args) {
+    UInt device = static_cast<UInt>(args[4]);
+    if (args[3] != MEMGROW_SPACE_DEVICE || args[5] == MEMGROW_API_ASYNC) return false;
+    if (args[5] == MEMGROW_API_VMM) return reserve_take_handle(tid, args[1], device);
+    if (!reserve_take(tid, args[1], args[2], device)) return false;
+    range_add(args[1], args[2], false, 0);
+    return true;
+}
+
 } // namespace
 
 void device_init() {
@@ -273,6 +290,7 @@ void device_alloc(ThreadId tid, const UWord* args) {
     }
     forget_freed(addr, size, vmm);
     if (!vmm) va_forget(addr, size);
+    if (reserve_segment(tid, args)) return;
     Site* s = site_of_current_stack(tid, static_cast<Space>(space), static_cast<UInt>(args[4]));
     Block* b = block_new(t, addr, size, s, AllocKind::device);
     b->api = static_cast<UChar>(args[5]);
@@ -286,6 +304,11 @@ UWord device_free(ThreadId tid, const UWord* args) {
     UWord space = args[2], api = args[3];
     bool vmm = api == MEMGROW_API_VMM;
     Table t = vmm ? Table::vmm : Table::device;
+    if (!vmm && reserve_release(addr)) { // before any block that starts there
+        range_remove(addr);
+        return 1;
+    }
+    if (vmm && reserve_forget_handle(addr)) return 1;
     Block* b = block_find(t, addr);
     if (!b || (vmm && b->released)) {
         if (const DeviceFreed* f = freed_exact(addr, vmm))
@@ -311,10 +334,14 @@ UWord device_free(ThreadId tid, const UWord* args) {
 }
 
 void device_map(const UWord* args) {
+    va_forget(args[1], args[2]);
+    if (reserve_map(args[1], args[2], args[3])) {
+        range_add(args[1], args[2], true, args[3]);
+        return;
+    }
     // A handle from before tracking (or imported) has no block to keep
     // alive, but its pages are mapped all the same.
     Block* b = block_find(Table::vmm, args[3]);
-    va_forget(args[1], args[2]);
     range_add(args[1], args[2], true, args[3], b != nullptr);
     if (b) b->maps++;
 }

@@ -8,6 +8,7 @@
 #include "output/mg_report_select.hpp"
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
+#include "intercept/mg_reserve.hpp"
 #include "pages/mg_cow.hpp"
 #include "pages/mg_resident.hpp"
 #include "records/mg_symbols.hpp"
@@ -993,6 +994,7 @@ void write_report(JsonWriter& w, const Analysis& a) {
     projection_write_json(w, projection_of(a), a);
     write_buckets(w, a);
     write_pages(w, a);
+    reserve_write_json(w, a);
     if (a.leaks) write_leak_check(w, a);
     // --json-sites, --json-stable-min-bytes: which sites are listed, which
     // folded (a program like PyTorch has a million distinct allocation stacks).

@@ -3,6 +3,7 @@
 #include "mg_options.hpp"
 #include "classify/mg_projection.hpp"
 #include "intercept/mg_mark_at.hpp"
+#include "intercept/mg_reserve.hpp"
 #include "output/mg_log_text.hpp"
 #include "output/mg_report.hpp"
 #include "checks/mg_suppressions.hpp"
@@ -277,6 +278,7 @@ void print_totals(const Analysis& a) {
     ("    the marks stopped early: the last at clock %'llu of %'llu; the growth after it is "
      "judged by the clock\n",
      tl.last_mark_at, a.end);
+    reserve_print(a);
     projection_print(projection_of(a), a);
     VG_(umsg)("\n");
 }

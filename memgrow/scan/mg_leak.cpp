@@ -1,3 +1,4 @@
+#include "intercept/mg_sdt.hpp"
 #include "scan/mg_leak.hpp"
 #include "pages/mg_mapped.hpp"
 #include "scan/mg_undefined.hpp"
@@ -189,7 +190,9 @@ bool is_root_segment(const NSegment* seg) {
 // The CUDA driver and runtime (libcuda.so*, libcudart.so*): their static
 // data and the host blocks they allocate are their bookkeeping, which holds
 // every live device pointer, so it must not keep device blocks alive
-// (reach::kForeign). Libraries above them (cuBLAS, NCCL) are the program's.
+// (reach::kForeign). So is a device allocator with probes (intercept/mg_sdt.hpp):
+// its blocks are reached through the program's objects or lost. Other
+// libraries above them (cuBLAS, NCCL) are the program's.
 struct CudaObjects {
     static constexpr UInt kMax = 8;
     const HChar* file[kMax];
@@ -200,8 +203,11 @@ struct CudaObjects {
         for (const DebugInfo* di = VG_(next_DebugInfo)(nullptr); di && n < kMax;
              di = VG_(next_DebugInfo)(di)) {
             const HChar* so = VG_(DebugInfo_get_soname)(di);
-            if (!so || (VG_(strncmp)(so, "libcuda.so", 10) && VG_(strncmp)(so, "libcudart.so", 12)))
-                continue;
+            bool driver = so && (VG_(strncmp)(so, "libcuda.so", 10) == 0 ||
+                                 VG_(strncmp)(so, "libcudart.so", 12) == 0);
+            // A device allocator that announces its blocks through probes
+            // (PyTorch's) keeps each one in its own tables too.
+            if (!driver && !sdt_allocator_code(VG_(DebugInfo_get_text_avma)(di))) continue;
             file[n] = VG_(DebugInfo_get_filename)(di);
             text_lo[n] = VG_(DebugInfo_get_text_avma)(di);
             text_hi[n] = text_lo[n] + VG_(DebugInfo_get_text_size)(di);

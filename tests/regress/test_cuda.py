@@ -5,6 +5,7 @@ stand-in driver and runtime of tests/cuda (no GPU needed).
 Without a CUDA toolkit at configure time the programs are not built and
 every test here fails, naming what is missing: never a silent skip.
 """
+import json
 import os
 import subprocess
 import sys
@@ -320,6 +321,136 @@ class CudaTest(mgtest.TestCase):
         self.assertEqual(r.rc, 0, r.log)
         self.assertEqual(device_sites(r.report), [], mgtest.describe(r.report))
         self.assertEqual(r.report["errors"], [])
+
+
+TORCH_SCRIPT = os.path.join(SRC, "py_standin_torch.py")
+
+
+def torch_library(name):
+    return os.path.join(CUDA_DIR, "standin_torch", name)
+
+
+def run_torch(library, steps, options=(), mode=()):
+    return mgtest.run([sys.executable, os.path.join(mgtest.SRC, TORCH_SCRIPT),
+                       torch_library(library), str(steps), *mode],
+                      options=options, env=standin_env())
+
+
+def printed(log, tag):
+    for text in log.splitlines():
+        if text.startswith(tag + " "):
+            return json.loads(text[len(tag) + 1:])
+    raise AssertionError(f"no {tag} line in:\n{log}")
+
+
+class TensorProbeTest(mgtest.TestCase):
+    """PyTorch's SDT probes (pytorch:malloc, pytorch:free) read from a stand-in
+    tensor library built with <sys/sdt.h> (tests/cuda/standin_torch.c, loaded
+    by ctypes: a dlopen after the start), docs/cuda.md "Probes"."""
+    setUp = CudaTest.setUp
+
+    def assertTensorSite(self, rep, cls, marker):
+        sites = self.assertClass(rep, cls, file="py_standin_torch.py",
+                                 line=mgtest.source_line(TORCH_SCRIPT, marker))
+        sites = [s for s in sites if s["space"] == "device"]
+        self.assertEqual(len(sites), 1, mgtest.describe(rep))
+        return sites[0]
+
+    def assertCountersAtMarks(self, rep, counters):
+        [dev] = rep["device_memory"]
+        self.assertEqual(dev["device"], 0)
+        self.assertGreaterEqual(len(dev["mark_allocated"]), len(counters) - 1)
+        for i, level in enumerate(dev["mark_allocated"]):
+            self.assertEqual(level, counters[i]["allocated"], f"mark {i + 1}")
+            self.assertEqual(dev["mark_reserved"][i], counters[i]["reserved"], f"mark {i + 1}")
+        self.assertEqual(len(dev["allocated"]), len(rep["buckets"]))
+        return dev
+
+    def test_tensors_are_blocks_and_segments_the_reserve(self):
+        r = run_torch("libstandin_torch.so", 40)
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        shown = printed(r.log, "COUNTERS")
+        after = printed(r.log, "AFTER")
+        kept = self.assertTensorSite(rep, "growing", "KEPT_HERE")
+        # Its device bytes are what the library counts for the kept tensors.
+        self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
+        self.assertEqual(kept["live_blocks"], shown["kept_blocks"])
+        # Held by the list that keeps the tensors (their pointers sit in the
+        # Tensor objects), not by the allocator's own table of live blocks.
+        self.assertEqual(kept["lost"]["definite"], 0)
+        self.assertEqual(kept["held_by"][0]["path"], "__main__.keep", kept["held_by"])
+        self.assertTensorSite(rep, "stable", "TEMP_LARGE_HERE")
+        self.assertTensorSite(rep, "stable", "TEMP_SMALL_HERE")
+        # Every device site is a tensor's: the segments (new_segment's
+        # cudaMalloc, in the library's code) are the reserve, no line's.
+        for s in device_sites(rep):
+            self.assertEqual(s["frames"][0]["function"], "st_malloc", mgtest.frames_text(s))
+        # The allocated/reserved series are the library's counters at each
+        # mark, and after empty_cache() gave the unused segments back.
+        dev = self.assertCountersAtMarks(rep, shown["marks"])
+        self.assertEqual(dev["allocated_bytes"], after["allocated"])
+        self.assertEqual(dev["reserved_bytes"], after["reserved"])
+        self.assertIn(f"its blocks {after['allocated']:,} bytes", r.log)
+        self.assertIn(f"cached or fragmented {after['reserved'] - after['allocated']:,} bytes",
+                      r.log)
+        self.assertEqual(rep["errors"], [])
+        # memgrow-report reads the series and charts them.
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "torch.json")
+            with open(path, "w") as f:
+                json.dump(rep, f)
+            p = mgtest.memgrow_report("html", path, "-o", os.path.join(tmp, "torch.html"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(tmp, "torch.html")) as f:
+                self.assertIn("chart device-memory-chart", f.read())
+
+    def test_probes_without_semaphores_from_memory_operands(self):
+        # Built -O0 without semaphores: its probes run always, and read each
+        # argument from the stack (`8@-24(%rbp)`).
+        r = run_torch("libstandin_torch_nosem.so", 12)
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        shown = printed(r.log, "COUNTERS")
+        kept = self.assertTensorSite(rep, "growing", "KEPT_HERE")
+        self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
+        self.assertCountersAtMarks(rep, shown["marks"])
+        self.assertEqual(rep["errors"], [])
+
+    def test_expandable_segments_are_the_reserve(self):
+        # Segments mapped into one reservation (cuMemCreate, cuMemMap): the
+        # physical allocations are no sites, their mappings the reserve.
+        r = run_torch("libstandin_torch.so", 12, mode=["expandable"])
+        self.assertEqual(r.rc, 0, r.log)
+        rep = r.report
+        shown = printed(r.log, "COUNTERS")
+        after = printed(r.log, "AFTER")
+        kept = self.assertTensorSite(rep, "growing", "KEPT_HERE")
+        self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
+        self.assertTensorSite(rep, "stable", "TEMP_LARGE_HERE")
+        for s in device_sites(rep):
+            self.assertEqual(s["frames"][0]["function"], "st_malloc", mgtest.frames_text(s))
+        dev = self.assertCountersAtMarks(rep, shown["marks"])
+        self.assertEqual(dev["reserved_bytes"], after["reserved"])
+        self.assertEqual(rep["errors"], [])
+
+    def test_a_library_without_probes_keeps_the_segment_view(self):
+        # PyTorch's library name, built without SDT: the log says so once,
+        # and its segments are the device sites, as without this feature.
+        r = run_torch(os.path.join("noprobes", "libc10_cuda.so"), 6)
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertEqual(r.log.count("libc10_cuda.so has no allocator probes"), 1, r.log)
+        self.assertNotIn("device_memory", r.report)
+        sites = device_sites(r.report)
+        self.assertTrue(sites, mgtest.describe(r.report))
+        for s in sites:
+            self.assertIn("new_segment", mgtest.frames_text(s))
+
+    def test_cuda_no_ignores_the_probes(self):
+        r = run_torch("libstandin_torch.so", 4, options=["--cuda=no"])
+        self.assertEqual(r.rc, 0, r.log)
+        self.assertEqual(device_sites(r.report), [])
+        self.assertNotIn("device_memory", r.report)
 
 
 if __name__ == "__main__":

@@ -132,6 +132,29 @@ BOOST_AUTO_TEST_CASE(loads_a_minimal_report) {
     BOOST_TEST(*r.sites[0].frames[0].line == 10);
 }
 
+// A device allocator's blocks and reserve (docs/cuda.md, "The reserve").
+BOOST_AUTO_TEST_CASE(loads_device_memory) {
+    json j = report({site("growing", 1000, kX)});
+    j["device_memory"] = {{{"device", 1},
+                           {"allocated_bytes", 512},
+                           {"reserved_bytes", 2097152},
+                           {"allocated", {0, 1024, 512}},
+                           {"reserved", {2097152, 2097152, 2097152}},
+                           {"mark_allocated", {1024}},
+                           {"mark_reserved", {2097152}}}};
+    Report r = parse(j);
+    BOOST_REQUIRE(r.device_memory.size() == 1u);
+    const DeviceMemory& d = r.device_memory[0];
+    BOOST_TEST(d.device == 1);
+    BOOST_TEST(d.reserved_bytes == 2097152);
+    BOOST_TEST(d.allocated == (std::vector<std::int64_t>{0, 1024, 512}),
+               boost::test_tools::per_element());
+    BOOST_TEST(d.mark_reserved.size() == 1u);
+    BOOST_TEST(parse(report({site("growing", 1000, kX)})).device_memory.empty());
+    j["device_memory"][0]["reserved"] = {1, 2};
+    BOOST_TEST(contains(load_error(text_of(j)).what(), "/device_memory/0/reserved"));
+}
+
 BOOST_AUTO_TEST_CASE(unknown_fields_and_null_frame_fields_are_accepted) {
     json j = report({site("stable", 8,
                           {{{"function", nullptr},
