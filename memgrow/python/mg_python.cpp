@@ -674,6 +674,55 @@ bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importi
     return true;
 }
 
+// The script's `<module>` frame: the imports at its top are start-up, and
+// so are the statements among them (a sys.path or os.environ change, a
+// def): while an import statement of its code is still ahead of the frame's
+// line, the warm-up goes on. Only the lines not yet executed are read: an
+// inline cache there still holds its initial value (zero, or a counter no
+// opcode's number), never a specialized word that reads as IMPORT_NAME. A
+// backward jump (a loop at the module's level) has executed what follows,
+// so the first one ends the look ahead.
+struct ScriptModule {
+    Addr code = 0, furthest = 0; // its code, the furthest instruction seen
+    bool looped = false;
+    Addr asked = 0;     // the instruction last asked about (a call's many allocations), ...
+    bool ahead = false; // ... and the answer
+};
+ScriptModule script_module;
+
+bool import_ahead(const RawFrame& f) {
+    Code* code = code_at(f.code);
+    if (!code || !layout->import_name) return false;
+    ScriptModule& m = script_module;
+    if (m.code != f.code) m = ScriptModule{f.code, 0, false, 0, false};
+    if (f.prev_instr == m.asked) return m.ahead;
+    m.looped = m.looped || f.prev_instr < m.furthest;
+    if (f.prev_instr > m.furthest) m.furthest = f.prev_instr;
+    m.asked = f.prev_instr, m.ahead = false;
+    Addr units = f.code + layout->code_adaptive;
+    if (m.looped || f.prev_instr < units || f.prev_instr >= units + 2ull * code->n_units)
+        return false;
+    UInt at = static_cast<UInt>((f.prev_instr - units) / 2);
+    Int line = pyline::line_of(code->runs, code->n_runs, at);
+    while (at < code->n_units && pyline::line_of(code->runs, code->n_runs, at) == line)
+        ++at;
+    // An import on an earlier line is a handler moved to the code's end
+    // (`except ImportError: import json`), not one ahead.
+    for (; at < code->n_units; ++at) {
+        UChar opcode;
+        if (!read_client(units + 2ull * at, &opcode)) return false;
+        if (opcode == layout->import_name && pyline::line_of(code->runs, code->n_runs, at) > line)
+            return m.ahead = true;
+    }
+    return false;
+}
+
+// Whether the frame runs a script's (or -c's) module code.
+bool runs_module(const RawFrame& f) {
+    Code* code = code_at(f.code);
+    return code && !code->hidden && code->function && VG_STREQ(code->function->name, "<module>");
+}
+
 // A thread's innermost frame, and the frame its chain ends at (0, or 3.15's
 // sentinel base frame).
 bool frame_chain(Addr ts, Addr* frame, Addr* base) {
@@ -697,6 +746,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     };
     bool open = false;      // tokens since the last segment end
     bool importing = false; // the import system is on the stack
+    RawFrame module{};      // the outermost module frame (while the warm-up's end is looked for)
     bool full = false;      // max_tokens taken: only the current segment's entry is wanted
     // Bounded: a cycle in garbage memory must not loop forever.
     for (UInt visited = 0; frame && frame != base && visited < 4 * PythonStack::kMaxTokens;
@@ -722,6 +772,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
             frame = f.previous;
             continue;
         }
+        if (warmup_pending && !importing && runs_module(f)) module = f;
         // (While the warm-up's end is looked for, the import statements are.)
         bool memo_on = object_frees_seen && !warmup_pending;
         TokenMemo* memo = memo_on ? &token_memo_slot(f.code, f.prev_instr) : nullptr;
@@ -755,7 +806,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     }
     if (open) end_segment(0);
     if (!pymalloc_warned && out->n_tokens) check_allocator();
-    if (warmup_pending && out->n_tokens && !importing) {
+    if (warmup_pending && out->n_tokens && !importing && !(module.code && import_ahead(module))) {
         warmup_pending = false;
         timeline_warmup_end();
         const Function* f = function_by_id[(out->tokens[0] & ~kPythonFrameTag) >> 32];
