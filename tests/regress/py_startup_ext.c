@@ -4,9 +4,9 @@
    leak (tests/regress/py_startup_ext.py calls it).
 
    At the import: a table of 16 nodes dropped (the first definitely lost,
-   15 indirectly) and one block of 512 bytes lost: lost at start-up, not
-   leaked. The registry (2,000 names) stays reachable. Per request: 64
-   bytes definitely lost. */
+   15 indirectly), one block of 512 bytes and 256 blocks of 16 bytes lost
+   from as many stacks: lost at start-up, not leaked. The registry (2,000 names) stays reachable.
+   Per request: 64 bytes definitely lost. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdlib.h>
@@ -38,6 +38,28 @@ static void lose_table(void) {
     memset(p, 3, 512);
 }
 
+/* 16 bytes lost from each of 256 distinct stacks (the path through
+   lose_a and lose_b spells the bits of i): 256 loss records, as the CUDA
+   stack's loader loses blocks from many places. */
+static void lose_one(unsigned bits, int n);
+static void __attribute__((noinline)) lose_a(unsigned bits, int n) {
+    lose_one(bits, n);
+}
+static void __attribute__((noinline)) lose_b(unsigned bits, int n) {
+    lose_one(bits, n);
+}
+static void __attribute__((noinline)) lose_one(unsigned bits, int n) {
+    if (n == 0) {
+        char* p = malloc(16); /* IMPORT_MANY_LOST */
+        if (p) memset(p, 5, 16);
+        return;
+    }
+    if (bits & 1)
+        lose_a(bits >> 1, n - 1);
+    else
+        lose_b(bits >> 1, n - 1);
+}
+
 static PyObject* handle(PyObject* self, PyObject* unused) {
     char* p = malloc(64); /* REQUEST_LOST */
     if (p) memset(p, 7, 64);
@@ -55,5 +77,7 @@ PyMODINIT_FUNC PyInit_startup_ext(void) {
     for (size_t i = 0; i < 2000; i++)
         register_name(i);
     lose_table();
+    for (unsigned i = 0; i < 256; i++)
+        lose_one(i, 8);
     return PyModule_Create(&module);
 }

@@ -8,6 +8,7 @@ both must equal the numbers the program was written to produce, so the test
 fails when both tools are wrong the same way.
 """
 import concurrent.futures
+import json
 import os
 import re
 import subprocess
@@ -500,8 +501,11 @@ class StartupExtension(TestCase):
             # memgrow's preload sets PYTHONMALLOC=malloc: memcheck gets it too.
             mc = pool.submit(memcheck, cls.argv, env={"PYTHONMALLOC": "malloc"})
             default = pool.submit(run, cls.argv)
-            errors = pool.submit(run, cls.argv, ["--errors-for=leaked,startup"])
+            errors = pool.submit(run, cls.argv, ["--errors-for=leaked,startup",
+                                                 "--json-sites=relevant"])
+            listed = pool.submit(run, cls.argv, ["--show-leak-kinds=definite,possible,startup"])
             cls.mc, cls.r, cls.errors = mc.result(), default.result(), errors.result()
+            cls.listed = listed.result()
 
     @classmethod
     def tearDownClass(cls):
@@ -542,9 +546,14 @@ class StartupExtension(TestCase):
         self.assertIn("handle (py_startup_ext.c", r.log)
         self.assertNotIn("lose_table (py_startup_ext.c", r.log)
         at = r.log.index("handle (py_startup_ext.c")
-        self.assertRegex(r.log[at:], r"Lost at start-up: 1,280 bytes in 17 blocks in 2 loss "
+        self.assertRegex(r.log[at:], r"Lost at start-up: 5,376 bytes in 273 blocks in 258 loss "
                          r"records, not listed \(allocated before the warm-up ended")
         self.assertRegex(r.log, r"ERROR SUMMARY: 1 errors")
+        # Sized to the answer: the 258 records the import lost are a line;
+        # listed, they are most of the log.
+        self.assertLess(len(r.log), 8_000, r.log)
+        self.assertGreater(len(self.listed.log), 30 * len(r.log))
+        self.assertEqual(len(re.findall(r"lost in loss record", self.listed.log)), 1 + 258)
 
     def test_startup_losses_are_errors_on_request(self):
         r = self.errors
@@ -555,6 +564,30 @@ class StartupExtension(TestCase):
         self.assertIn("Lost at start-up (allocated before the warm-up ended, at clock", r.log)
         self.assertIn("lose_table (py_startup_ext.c", r.log)
         self.assertRegex(r.log, r"ERROR SUMMARY: 2 errors")
+        # The import line, leaked now, lists the sub-sites that lost blocks
+        # (and the large ones, and the churn), not the import's every stack.
+        line = source_line(self.DRIVER, "STARTUP_IMPORT")
+        (imp,) = [ps for ps in r.report["python_sites"] if ps["class"] == "leaked" and
+                  any(f.get("line") == line and f["file"].endswith("py_startup_ext.py")
+                      for f in ps["frames"])]
+        floor = r.report["omitted_sites"]["min_bytes"]
+        by_id = {s["id"]: s for s in r.report["sites"]}
+        listed = [by_id[i] for i in imp["sites"]]
+        self.assertGreater(imp["omitted_sites"], 0, imp)
+        self.assertGreaterEqual(len(listed), 256 + 2)
+        churn = max(floor, sum(b["allocated_bytes"] for b in r.report["buckets"]) // 100)
+        for s in listed:
+            self.assertTrue(any(s["lost"].values()) or s["peak_bytes"] >= floor or
+                            s["allocated_bytes"] >= churn, s)
+        # Its headline gives what it lost first, then what it holds.
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(r.report, f)
+            f.flush()
+            show = mgtest.memgrow_report("show", f.name)
+        self.assertEqual(show.returncode, 0, show.stderr)
+        self.assertRegex(show.stdout, r"LEAKED \d+ of \d+: <module> \(py_startup_ext\.py:"
+                         rf"{line}\), [\d.]+ kB definitely lost, of [\d.]+ [kM]B live in "
+                         r"[\d,]+ blocks")
 
     def test_leak_summary_is_memchecks(self):
         rc, theirs = self.mc
