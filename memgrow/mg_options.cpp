@@ -296,8 +296,7 @@ Bool process_option(const HChar* arg) {
         else
             VG_(fmsg_bad_option)(arg, "expected no, summary or full\n");
     } else if VG_STR_CLO (arg, "--show-leak-kinds", str) {
-        return parse_set(arg, str, "definite,indirect,possible,reachable,teardown,startup",
-                         &clo.show_leak_kinds);
+        return parse_set(arg, str, kShowLeakKinds, &clo.show_leak_kinds);
     } else if VG_STR_CLO (arg, "--leak-check-heuristics", str) {
         return parse_set(arg, str, "-,stdstring,length64,newarray,multipleinheritance,cpython",
                          &clo.heuristics);

@@ -22,6 +22,8 @@ constexpr UInt leak_kind_bit(LeakKind k) {
 // allocated before the warm-up ended (start-up's).
 constexpr UInt kTeardownBit = 1u << 4;
 constexpr UInt kStartupBit = 1u << 5;
+// --show-leak-kinds' words, by bit.
+constexpr const HChar* kShowLeakKinds = "definite,indirect,possible,reachable,teardown,startup";
 
 // --freelist-vol's defaults: memcheck's with --addressability=yes, where the
 // queue is what catches a use after free; 256 KiB without, where it serves

@@ -152,6 +152,10 @@ void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int wh
     w.end_array();
 }
 
+const HChar* part_key(UInt part) {
+    return part == kStartupPart ? "lost_at_startup" : "lost_by_teardown";
+}
+
 // The parts of "lost" allocated before start-up ended and reachable when
 // teardown began (each absent when none was).
 void write_lost_apart(JsonWriter& w, const SiteLeak& l, const Analysis& a) {
@@ -160,8 +164,8 @@ void write_lost_apart(JsonWriter& w, const SiteLeak& l, const Analysis& a) {
         ULong bytes = 0;
         for (UInt k = 0; k < kReachable; ++k)
             bytes += p.bytes[k];
-        if (!bytes || (part == kTeardownPart && !a.leaks->teardown_scanned)) continue;
-        w.key(part == kStartupPart ? "lost_at_startup" : "lost_by_teardown");
+        if (!bytes || !leak_part_told(*a.leaks, part)) continue;
+        w.key(part_key(part));
         w.begin_object();
         for (UInt k = 0; k < kReachable; ++k)
             w.member_u(leak_kind_name(k), p.bytes[k]);
@@ -218,8 +222,8 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
     // what was reachable when teardown began (absent when no teardown scan
     // ran).
     for (UInt part = kStartupPart; part < kLeakParts; ++part) {
-        if (part == kStartupPart ? !scan->startup_end : !scan->teardown_scanned) continue;
-        w.key(part == kStartupPart ? "lost_at_startup" : "lost_by_teardown");
+        if (!leak_part_told(*scan, part)) continue;
+        w.key(part_key(part));
         w.begin_object();
         for (UInt k = 0; k < kReachable; ++k) {
             w.key(leak_kind_name(k));

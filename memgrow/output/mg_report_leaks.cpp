@@ -90,15 +90,18 @@ void print_part_heading(UInt part, ULong startup_end) {
 // A part whose records are not listed, in one line: what they hold and
 // the --show-leak-kinds that lists them.
 void print_part_line(UInt part, ULong startup_end, ULong records, ULong bytes, ULong blocks) {
-    static const HChar* const names[] = {"definite",  "indirect", "possible",
-                                         "reachable", "teardown", "startup"};
+    // The option's words for the bits asked for, and the part's.
     HChar kinds[80] = "";
-    UInt want = clo.show_leak_kinds | leak_part_bit(part);
-    for (UInt b = 0; b < sizeof names / sizeof names[0]; ++b)
-        if (want & (1u << b)) {
+    UInt want = clo.show_leak_kinds | leak_part_bit(part), bit = 0;
+    for (const HChar* w = kShowLeakKinds; *w; ++bit) {
+        const HChar* end = VG_(strchr)(w, ',');
+        SizeT len = end ? static_cast<SizeT>(end - w) : VG_(strlen)(w);
+        if (want & (1u << bit)) {
             if (kinds[0]) VG_(strcat)(kinds, ",");
-            VG_(strcat)(kinds, names[b]);
+            VG_(strncat)(kinds, w, len);
         }
+        w += len + (end != nullptr);
+    }
     HChar why[96];
     part_reason(part, startup_end, why, sizeof why);
     VG_(umsg)
@@ -382,7 +385,7 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     // they call lost was allocated before start-up ended, and how much was
     // reachable when teardown began.
     for (UInt part = kStartupPart; part < kLeakParts; ++part) {
-        if (part == kStartupPart ? !scan->startup_end : !scan->teardown_scanned) continue;
+        if (!leak_part_told(*scan, part)) continue;
         ULong bytes = 0, blocks = 0;
         for (UInt k = 0; k < kReachable; ++k)
             bytes += scan->part_bytes[part - 1][k], blocks += scan->part_blocks[part - 1][k];

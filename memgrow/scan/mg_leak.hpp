@@ -90,6 +90,12 @@ struct LeakScan {
     bool after_empty;
 };
 
+// Whether the scan tells the part apart: start-up's when the run announced
+// where its start-up ended, teardown's when a teardown scan ran.
+inline bool leak_part_told(const LeakScan& s, UInt part) {
+    return part == kStartupPart ? s.startup_end != 0 : s.teardown_scanned;
+}
+
 void leak_init();
 // Scans now. The result stays until the next scan, which keeps it as the
 // previous one (for what is new or increased).
