@@ -377,6 +377,7 @@ struct Code {
     UInt n_units, n_runs;
     bool hidden; // the import system's own frames (importlib, zipimport), left out as
                  // tracebacks do
+    bool module; // a module's code (`<module>`): a script's top level, or an import's
     Function* function;
     pyline::Run* runs;
 };
@@ -436,6 +437,7 @@ Code* decode_code(Addr addr, const CodeFields& c) {
     code->function = intern_function(file, name, c.first_line);
     code->hidden = VG_(strncmp)(file, "<frozen importlib._bootstrap", 28) == 0 ||
                    VG_STREQ(file, "<frozen zipimport>");
+    code->module = VG_STREQ(name, "<module>");
     code->runs =
         n_runs
             ? static_cast<pyline::Run*>(VG_(malloc)("mg.python.code", n_runs * sizeof(pyline::Run)))
@@ -638,10 +640,15 @@ namespace {
 
 // A frame's token from its code object, and whether it has one (complete
 // frames outside the import system); false when the code object is
-// unreadable.
-bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importing) {
+// unreadable. While the warm-up's end is looked for, *module becomes the
+// frame when it runs a module's code outside an import (the outermost one
+// that does is the script's top level).
+bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importing,
+                  RawFrame* module) {
     Code* code = code_at(f.code);
     if (!code) return false;
+    // The outermost module frame outside an import: the script's top level.
+    if (warmup_pending && !*importing && code->module && !code->hidden) *module = f;
     Addr units = f.code + layout->code_adaptive;
     // Incomplete frames (still setting up) are not the program's lines.
     bool incomplete = false, at_resume = false;
@@ -717,12 +724,6 @@ bool import_ahead(const RawFrame& f) {
     return false;
 }
 
-// Whether the frame runs a script's (or -c's) module code.
-bool runs_module(const RawFrame& f) {
-    Code* code = code_at(f.code);
-    return code && !code->hidden && code->function && VG_STREQ(code->function->name, "<module>");
-}
-
 // A thread's innermost frame, and the frame its chain ends at (0, or 3.15's
 // sentinel base frame).
 bool frame_chain(Addr ts, Addr* frame, Addr* base) {
@@ -772,7 +773,6 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
             frame = f.previous;
             continue;
         }
-        if (warmup_pending && !importing && runs_module(f)) module = f;
         // (While the warm-up's end is looked for, the import statements are.)
         bool memo_on = object_frees_seen && !warmup_pending;
         TokenMemo* memo = memo_on ? &token_memo_slot(f.code, f.prev_instr) : nullptr;
@@ -780,7 +780,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
             memo->instr != f.prev_instr || memo->owner != f.owner) {
             bool shown;
             StackWord word;
-            if (!decode_frame(f, &shown, &word, &importing)) {
+            if (!decode_frame(f, &shown, &word, &importing, &module)) {
                 if (state != State::active) return;
                 ++stats.bad_reads;
                 break;
