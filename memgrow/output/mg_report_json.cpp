@@ -223,13 +223,15 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
     // ran).
     for (UInt part = kStartupPart; part < kLeakParts; ++part) {
         if (!leak_part_told(*scan, part)) continue;
+        ULong psup[kLeakKinds + 1], psup_blocks[kLeakKinds + 1];
+        suppressed_totals(scan, a, psup, psup_blocks, part);
         w.key(part_key(part));
         w.begin_object();
         for (UInt k = 0; k < kReachable; ++k) {
             w.key(leak_kind_name(k));
             w.begin_object();
-            w.member_u("bytes", scan->part_bytes[part - 1][k]);
-            w.member_u("blocks", scan->part_blocks[part - 1][k]);
+            w.member_u("bytes", scan->part_bytes[part - 1][k] - psup[k]);
+            w.member_u("blocks", scan->part_blocks[part - 1][k] - psup_blocks[k]);
             w.end_object();
         }
         w.end_object();

@@ -218,17 +218,19 @@ void forget_loss_records() {
     keep_table(nullptr, 0, 0, false);
 }
 
-void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks) {
+void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks,
+                       UInt part) {
     for (UInt k = 0; k <= kLeakKinds; ++k)
         bytes[k] = blocks[k] = 0;
     for (UInt i = 0; i < a.leak_suppressed_by.size(); ++i) {
         UInt id = a.leak_suppressed_by.id_at(i);
         if (id >= scan->n_sites || id >= a.n_sites || SiteView(id)->space == Space::mapped)
             continue;
+        const SiteLeak& sl = scan->site(id);
+        const PartLeak& l = part == kLeakParts ? sl : sl.apart[part - 1];
         for (UInt k = 0; k < kReachable; ++k) {
-            bytes[k] += scan->site(id).bytes[k], blocks[k] += scan->site(id).blocks[k];
-            bytes[kLeakKinds] += scan->site(id).bytes[k];
-            blocks[kLeakKinds] += scan->site(id).blocks[k];
+            bytes[k] += l.bytes[k], blocks[k] += l.blocks[k];
+            bytes[kLeakKinds] += l.bytes[k], blocks[kLeakKinds] += l.blocks[k];
         }
     }
 }
@@ -386,9 +388,13 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     // reachable when teardown began.
     for (UInt part = kStartupPart; part < kLeakParts; ++part) {
         if (!leak_part_told(*scan, part)) continue;
+        // Of the lost above: a suppressed site's are on the "suppressed" line.
+        ULong psup[kLeakKinds + 1], psup_blocks[kLeakKinds + 1];
+        suppressed_totals(scan, a, psup, psup_blocks, part);
         ULong bytes = 0, blocks = 0;
         for (UInt k = 0; k < kReachable; ++k)
             bytes += scan->part_bytes[part - 1][k], blocks += scan->part_blocks[part - 1][k];
+        bytes -= psup[kLeakKinds], blocks -= psup_blocks[kLeakKinds];
         HChar why[96];
         part_reason(part, scan->startup_end, why, sizeof why);
         VG_(umsg)

@@ -252,6 +252,11 @@ class Leaks(TestCase):
             self.assertEqual(value, lc[kind], f"{kind} in memgrow's log vs its report:\n{log}")
         b, n = lc["definite"]
         self.assertIn(f"definitely lost: {b:,} bytes in {n:,} blocks", log)
+        # Start-up's and teardown's parts are "of the lost above": not of
+        # the suppressed line.
+        lost = sum(lc[k][0] for k in LOST)
+        for part in re.findall(r"lost (?:at start-up|by teardown): ([\d,]+) bytes", log):
+            self.assertLessEqual(number(part), lost, log)
 
     def check_sites(self, rep, src, expected, lc):
         for s in rep["sites"]:
