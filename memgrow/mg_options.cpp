@@ -296,15 +296,14 @@ Bool process_option(const HChar* arg) {
         else
             VG_(fmsg_bad_option)(arg, "expected no, summary or full\n");
     } else if VG_STR_CLO (arg, "--show-leak-kinds", str) {
-        return parse_set(arg, str, "definite,indirect,possible,reachable,teardown",
-                         &clo.show_leak_kinds);
+        return parse_set(arg, str, kShowLeakKinds, &clo.show_leak_kinds);
     } else if VG_STR_CLO (arg, "--leak-check-heuristics", str) {
         return parse_set(arg, str, "-,stdstring,length64,newarray,multipleinheritance,cpython",
                          &clo.heuristics);
     } else if VG_BOOL_CLO (arg, "--cuda", clo.cuda) {
     } else if VG_STR_CLO (arg, "--errors-for", str) {
         clo.errors_for_given = true;
-        return parse_set(arg, str, "-,plateau,growing,leaked,teardown", &clo.errors_for);
+        return parse_set(arg, str, "-,plateau,growing,leaked,teardown,startup", &clo.errors_for);
     } else if VG_BOOL_CLO (arg, "--teardown-scan", clo.teardown_scan) {
     } else if VG_STR_CLO (arg, "--python", str) {
         static const HChar* const views[] = {"hybrid", "only", "no"}; // PythonFrames' order
@@ -376,15 +375,17 @@ void print_usage() {
      "    --leak-check=no|summary|full  scan for unreachable blocks at exit and on\n"
      "                              request; full lists the loss records [full]\n"
      "    --show-leak-kinds=kind1,kind2,.. loss records listed: definite indirect\n"
-     "                              possible reachable, and teardown (losses of blocks\n"
-     "                              reachable when teardown began), all or none\n"
-     "                              [definite,possible,teardown]\n"
+     "                              possible reachable, teardown (losses of blocks\n"
+     "                              reachable when teardown began) and startup (of\n"
+     "                              blocks allocated before the warm-up ended), all\n"
+     "                              or none [definite,possible]\n"
      "    --leak-check-heuristics=heur1,heur2,... interior pointers that count as\n"
      "                              pointers to a block's start: stdstring length64\n"
      "                              newarray multipleinheritance cpython, all or none [all]\n"
      "    --errors-for=class1,...   site classes counted as errors (--error-exitcode):\n"
      "                              leaked growing plateau, all or none [leaked];\n"
-     "                              teardown: what teardown lost is leaked too\n"
+     "                              teardown, startup: what teardown or start-up\n"
+     "                              lost is leaked too\n"
      "    --teardown-scan=yes|no    scan reachability when teardown begins\n"
      "                              (Py_FinalizeEx, exit()) to tell what teardown lost\n"
      "                              from what the program lost [yes]\n"

@@ -17,9 +17,13 @@ enum LeakKind : UInt { kDefinite = 0, kIndirect, kPossible, kReachable, kLeakKin
 constexpr UInt leak_kind_bit(LeakKind k) {
     return 1u << k;
 }
-// memgrow's word beside the kinds in --show-leak-kinds and --errors-for:
-// losses of blocks that were reachable when teardown began.
+// memgrow's words beside the kinds in --show-leak-kinds and --errors-for:
+// losses of blocks that were reachable when teardown began, and of blocks
+// allocated before the warm-up ended (start-up's).
 constexpr UInt kTeardownBit = 1u << 4;
+constexpr UInt kStartupBit = 1u << 5;
+// --show-leak-kinds' words, by bit.
+constexpr const HChar* kShowLeakKinds = "definite,indirect,possible,reachable,teardown,startup";
 
 // --freelist-vol's defaults: memcheck's with --addressability=yes, where the
 // queue is what catches a use after free; 256 KiB without, where it serves
@@ -54,9 +58,11 @@ struct Options {
     // --fork-pages: a forked child follows its copy-on-write pages
     Bool fork_pages = True;
     LeakCheck leak_check = LeakCheck::full;
-    UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible) | kTeardownBit;
+    // Start-up's and teardown's records are summed up in a line each unless
+    // asked for (docs/leak-check.md, "The log's size").
+    UInt show_leak_kinds = leak_kind_bit(kDefinite) | leak_kind_bit(kPossible);
     UInt heuristics = 0x3e; // every reach::Heuristic (checked in mg_options.cpp)
-    UInt errors_for = 0x8;  // bits of SiteClass: leaked (kTeardownBit: teardown's too)
+    UInt errors_for = 0x8;  // bits of SiteClass: leaked (kTeardownBit, kStartupBit: theirs too)
     bool errors_for_given = false;
     // --teardown-scan: a reachability scan when teardown begins, so losses of
     // exit handlers and finalizers are told from the program's

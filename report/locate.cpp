@@ -88,7 +88,14 @@ std::string python_headline(const Report& r, const Site& s) {
     std::string time_unit = r.time_unit;
     if (s.process && static_cast<std::size_t>(*s.process) < r.processes.size())
         time_unit = r.processes[static_cast<std::size_t>(*s.process)].time_unit;
-    return fmt::format("{}, {} in {} blocks, {:+.2g} B per {}", where, human_bytes(s.live_bytes),
+    // A leaked site's lost bytes lead: its live bytes are not the leak (an
+    // import line's are the whole import's heap).
+    std::string lost;
+    if (s.cls == SiteClass::leaked && s.lost && (s.lost->definite || s.lost->indirect))
+        lost = s.lost->definite ? human_bytes(s.lost->definite) + " definitely lost, of "
+                                : human_bytes(s.lost->indirect) + " indirectly lost, of ";
+    return fmt::format("{}, {}{}{} in {} blocks, {:+.2g} B per {}", where, lost,
+                       human_bytes(s.live_bytes), lost.empty() ? "" : " live",
                        with_commas(s.live_blocks), s.growth->rate, clock_unit(time_unit));
 }
 

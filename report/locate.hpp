@@ -64,7 +64,8 @@ std::vector<const Site*> leading_sites(const Report& r);
 
 // A Python site's headline: "update_stats (service.py:30), 2.9 MB in 48,000
 // blocks, +0.026 B per byte allocated" (its innermost frame in the user's
-// code, docs/python.md).
+// code, docs/python.md); a leaked site's lost bytes first: "<module>
+// (app.py:8), 59 kB definitely lost, of 67.8 MB live in 411,031 blocks, ...".
 std::string python_headline(const Report& r, const Site& s);
 
 // The site's pid: its own (a merged report) or the report's.

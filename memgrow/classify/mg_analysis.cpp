@@ -28,18 +28,12 @@ void analyse(Analysis* a, bool python_sites) {
     a->end = clock_end();
     a->n_mark_buckets = tl.n_marks ? tl.marks.current : 0;
 
-    // The warm-up: --warmup when given; else where the program said its
-    // start-up ended (MEMGROW_WARMUP_END, the first mark) or the CUDA
-    // driver's start-up folded the clock: the latest of them; else the
-    // default share of the clock. Never the whole series. Once the run clock
-    // folded there, the warm-up is bucket 0.
-    if (clo.warmup_given && clo.warmup_units) {
-        a->warmup_end = clo.warmup_units;
-    } else if (!clo.warmup_given && (tl.warmup_ended || tl.n_marks || tl.startup_folded_at)) {
-        ULong w = tl.warmup_end_at > tl.first_mark_at ? tl.warmup_end_at : tl.first_mark_at;
-        a->warmup_end = tl.startup_folded_at > w ? tl.startup_folded_at : w;
-    } else
-        a->warmup_end = a->end * clo.warmup_percent / 100;
+    // The warm-up: where start-up ended (--warmup's units, MEMGROW_WARMUP_END,
+    // the first mark, the CUDA driver's start-up: timeline_startup_end);
+    // else the default share of the clock. Never the whole series. Once the
+    // run clock folded there, the warm-up is bucket 0.
+    ULong startup = timeline_startup_end();
+    a->warmup_end = startup ? startup : a->end * clo.warmup_percent / 100;
     ULong wb = tl.run.folds ? 1 : ceil_div(a->warmup_end, tl.run.width);
     a->warmup_buckets = static_cast<UInt>(wb < a->n_buckets ? wb : a->n_buckets - 1);
 

@@ -397,7 +397,8 @@ bool monitor_command(const HChar* command) {
         bool full = true;
         LeakDelta which = LeakDelta::increased;
         UInt kinds = clo.show_leak_kinds, limit = 0, heuristics = clo.heuristics;
-        const UInt teardown = clo.show_leak_kinds & kTeardownBit;
+        // Start-up's and teardown's records as --show-leak-kinds says.
+        const UInt teardown = clo.show_leak_kinds & (kTeardownBit | kStartupBit);
         while ((word = VG_(strtok_r)(nullptr, " ", &save))) {
             if (word_is(word, "full"))
                 full = true;

@@ -33,8 +33,10 @@ bool print_block_list(UInt from, UInt to, UInt max_blocks, UInt heuristics);
 // Forgets the loss records print_leaks kept for block_list (the last report).
 void forget_loss_records();
 // Lost bytes and blocks of the sites whose loss records are suppressed, by
-// leak kind, and their sum at [kLeakKinds].
-void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks);
+// leak kind, and their sum at [kLeakKinds]: all of them, or only those lost
+// at start-up or by teardown (part kStartupPart, kTeardownPart).
+void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks,
+                       UInt part = kLeakParts);
 
 // The report file name for this process. Without %p in the pattern, a
 // forked child, or a process finding the --json-file name written by another

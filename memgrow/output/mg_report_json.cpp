@@ -153,18 +153,25 @@ void write_series(JsonWriter& w, const HChar* key, const Site* s, UInt n, int wh
     w.end_array();
 }
 
-// The part of "lost" that was reachable when teardown began (absent when
-// none was).
-void write_lost_by_teardown(JsonWriter& w, const SiteLeak& l, const Analysis& a) {
-    ULong by_teardown = 0;
-    for (UInt k = 0; k < kReachable; ++k)
-        by_teardown += l.teardown_bytes[k];
-    if (!a.leaks->teardown_scanned || !by_teardown) return;
-    w.key("lost_by_teardown");
-    w.begin_object();
-    for (UInt k = 0; k < kReachable; ++k)
-        w.member_u(leak_kind_name(k), l.teardown_bytes[k]);
-    w.end_object();
+const HChar* part_key(UInt part) {
+    return part == kStartupPart ? "lost_at_startup" : "lost_by_teardown";
+}
+
+// The parts of "lost" allocated before start-up ended and reachable when
+// teardown began (each absent when none was).
+void write_lost_apart(JsonWriter& w, const SiteLeak& l, const Analysis& a) {
+    for (UInt part = kStartupPart; part < kLeakParts; ++part) {
+        const PartLeak& p = l.apart[part - 1];
+        ULong bytes = 0;
+        for (UInt k = 0; k < kReachable; ++k)
+            bytes += p.bytes[k];
+        if (!bytes || !leak_part_told(*a.leaks, part)) continue;
+        w.key(part_key(part));
+        w.begin_object();
+        for (UInt k = 0; k < kReachable; ++k)
+            w.member_u(leak_kind_name(k), p.bytes[k]);
+        w.end_object();
+    }
 }
 
 // What the leak scan found of the site's blocks: bytes by kind under
@@ -180,7 +187,7 @@ void write_site_leaks(JsonWriter& w, UInt id, const Analysis& a) {
     }
     w.member_u("reachable_bytes", l.bytes[kReachable]);
     w.member_u("indirect_through", l.indirect_through);
-    write_lost_by_teardown(w, l, a);
+    write_lost_apart(w, l, a);
     const HChar* supp = a.leak_suppressed_by(id);
     w.member_bool("lost_suppressed", supp != nullptr);
 }
@@ -211,20 +218,26 @@ void write_leak_check(JsonWriter& w, const Analysis& a) {
         w.member_u("blocks", total ? sup_blocks[k] : scan->blocks[k] - sup_blocks[k]);
         w.end_object();
     }
-    // Of the lost kinds above (memcheck's exit totals): what was reachable
-    // when teardown began. Absent when no teardown scan ran.
-    if (scan->teardown_scanned) {
-        w.key("lost_by_teardown");
+    // Of the lost kinds above (memcheck's exit totals): what was allocated
+    // before start-up ended (absent when no start-up was announced) and
+    // what was reachable when teardown began (absent when no teardown scan
+    // ran).
+    for (UInt part = kStartupPart; part < kLeakParts; ++part) {
+        if (!leak_part_told(*scan, part)) continue;
+        ULong psup[kLeakKinds + 1], psup_blocks[kLeakKinds + 1];
+        suppressed_totals(scan, a, psup, psup_blocks, part);
+        w.key(part_key(part));
         w.begin_object();
         for (UInt k = 0; k < kReachable; ++k) {
             w.key(leak_kind_name(k));
             w.begin_object();
-            w.member_u("bytes", scan->teardown_bytes[k]);
-            w.member_u("blocks", scan->teardown_blocks[k]);
+            w.member_u("bytes", scan->part_bytes[part - 1][k] - psup[k]);
+            w.member_u("blocks", scan->part_blocks[part - 1][k] - psup_blocks[k]);
             w.end_object();
         }
         w.end_object();
     }
+    if (scan->startup_end) w.member_u("startup_end", scan->startup_end);
     w.key("reachable_via_heuristic");
     w.begin_object();
     for (UInt h = 1; h < reach::kHeuristicCount; ++h) {
@@ -584,7 +597,7 @@ void write_site_extra(JsonWriter& w, const Site* s, const Analysis& a) {
             w.uinteger(l.bytes[kReachable]);
             w.uinteger(l.indirect_through);
             w.end_array();
-            write_lost_by_teardown(w, l, a);
+            write_lost_apart(w, l, a);
         }
         if (a.leak_suppressed_by(s->id)) w.member_bool("lost_suppressed", true);
     }

@@ -14,17 +14,18 @@ namespace {
 struct Record {
     UInt site;
     UInt kind;
-    bool teardown;                 // the part teardown lost (reachable when it began)
+    UInt part;                     // LeakPart: the program's, start-up's or teardown's
     ULong bytes, blocks, indirect; // indirect: lost through a definite record
     ULong old_bytes, old_blocks;   // in the previous scan (bytes: direct and indirect)
     ULong old_indirect;
 };
 
-// The program's records first, then teardown's, each smallest first.
+// The program's records first, then start-up's, then teardown's, each
+// smallest first.
 Int by_size(const void* x, const void* y) {
     const Record* a = static_cast<const Record*>(x);
     const Record* b = static_cast<const Record*>(y);
-    if (a->teardown != b->teardown) return a->teardown ? 1 : -1;
+    if (a->part != b->part) return a->part < b->part ? -1 : 1;
     ULong sa = a->bytes + a->indirect, sb = b->bytes + b->indirect;
     if (sa != sb) return sa < sb ? -1 : 1;
     // memcheck's order at one size: still reachable, possibly, indirectly,
@@ -60,6 +61,54 @@ const HChar* teardown_began_at() {
     default:
         return "the process end";
     }
+}
+
+// "lost at start-up", "lost by teardown"; capitalized to begin a line.
+const HChar* part_name(UInt part, bool capital = false) {
+    static const HChar* const names[2][2] = {{"lost at start-up", "Lost at start-up"},
+                                             {"lost by teardown", "Lost by teardown"}};
+    return names[part == kTeardownPart][capital];
+}
+
+// Why a part's blocks are its: "reachable when exit() began".
+void part_reason(UInt part, ULong startup_end, HChar* out, SizeT size) {
+    if (part == kStartupPart)
+        VG_(snprintf)(out, size, "allocated before the warm-up ended, at clock %'llu", startup_end);
+    else
+        VG_(snprintf)(out, size, "reachable when %s began", teardown_began_at());
+}
+
+// The heading of a part's records: "Lost by teardown (reachable when
+// exit() began; not errors):".
+void print_part_heading(UInt part, ULong startup_end) {
+    HChar why[96];
+    part_reason(part, startup_end, why, sizeof why);
+    bool errors = clo.errors_for & leak_part_bit(part);
+    VG_(umsg)("%s (%s%s):\n\n", part_name(part, true), why, errors ? "" : "; not errors");
+}
+
+// A part whose records are not listed, in one line: what they hold and
+// the --show-leak-kinds that lists them.
+void print_part_line(UInt part, ULong startup_end, ULong records, ULong bytes, ULong blocks) {
+    // The option's words for the bits asked for, and the part's.
+    HChar kinds[80] = "";
+    UInt want = clo.show_leak_kinds | leak_part_bit(part), bit = 0;
+    for (const HChar* w = kShowLeakKinds; *w; ++bit) {
+        const HChar* end = VG_(strchr)(w, ',');
+        SizeT len = end ? static_cast<SizeT>(end - w) : VG_(strlen)(w);
+        if (want & (1u << bit)) {
+            if (kinds[0]) VG_(strcat)(kinds, ",");
+            VG_(strncat)(kinds, w, len);
+        }
+        w += len + (end != nullptr);
+    }
+    HChar why[96];
+    part_reason(part, startup_end, why, sizeof why);
+    VG_(umsg)
+    ("%s: %'llu bytes in %'llu blocks in %'llu loss records, not listed (%s%s; "
+     "--show-leak-kinds=%s lists them)\n\n",
+     part_name(part, true), bytes, blocks, records, why,
+     clo.errors_for & leak_part_bit(part) ? "" : "; not errors", kinds);
 }
 
 // A loss record's line and its allocation stack (memcheck's pp_LossRecord).
@@ -106,49 +155,28 @@ void print_record(const Record& r, UInt number, UInt of, const Analysis& a, bool
 }
 
 // Calls f with each loss record: one per site, kind and part (the
-// program's, teardown's) that has blocks, and, as memcheck keeps its loss
-// records from one scan to the next, one without blocks for each that had
-// some at the previous scan (it counts in "of N"; `changed` lists it as
-// "0 (-70) bytes in 0 (-1) blocks"). A suppressed site's lost kinds are left
-// out (the summary counts them as suppressed).
+// program's, start-up's, teardown's) that has blocks, and, as memcheck keeps
+// its loss records from one scan to the next, one without blocks for each of
+// the program's that had some at the previous scan (it counts in "of N";
+// `changed` lists it as "0 (-70) bytes in 0 (-1) blocks"). A suppressed
+// site's lost kinds are left out (the summary counts them as suppressed).
 template <class F>
 void each_record(const LeakScan& scan, const Analysis& a, const LeakScan* prev, F f) {
     for (UInt id = 0; id < scan.n_sites; ++id) {
         if (SiteView(id)->space == Space::mapped) continue; // memcheck has no such record
         const SiteLeak& sl = scan.site(id);
+        const SiteLeak* ps = prev && id < prev->n_sites ? &prev->site(id) : nullptr;
         for (UInt k = 0; k < kLeakKinds; ++k) {
             if (k != kReachable && a.leak_suppressed_by(id)) continue;
-            if (!sl.blocks[k]) {
-                const SiteLeak* ps = prev && id < prev->n_sites ? &prev->site(id) : nullptr;
-                ULong pblocks = ps ? ps->blocks[k] - ps->teardown_blocks[k] : 0;
-                if (!pblocks) continue;
-                ULong pt =
-                    k == kDefinite ? ps->indirect_through - ps->teardown_indirect_through : 0;
-                f(Record{id, k, false, 0, 0, 0, ps->bytes[k] - ps->teardown_bytes[k] + pt, pblocks,
-                         pt});
-                continue;
-            }
-            for (int part = 0; part < 2; ++part) {
-                bool td = part == 1;
-                ULong bytes = td ? sl.teardown_bytes[k] : sl.bytes[k] - sl.teardown_bytes[k];
-                ULong blocks = td ? sl.teardown_blocks[k] : sl.blocks[k] - sl.teardown_blocks[k];
-                ULong through = k != kDefinite ? 0
-                                : td           ? sl.teardown_indirect_through
-                                               : sl.indirect_through - sl.teardown_indirect_through;
-                if (!blocks) continue;
-                Record r{id, k, td, bytes, blocks, through, 0, 0, 0};
-                if (prev && id < prev->n_sites) {
-                    const SiteLeak& ps = prev->site(id);
-                    ULong pb = td ? ps.teardown_bytes[k] : ps.bytes[k] - ps.teardown_bytes[k];
-                    ULong pt = k != kDefinite ? 0
-                               : td           ? ps.teardown_indirect_through
-                                              : ps.indirect_through - ps.teardown_indirect_through;
-                    r.old_bytes = pb + pt;
-                    r.old_indirect = pt;
-                    r.old_blocks =
-                        td ? ps.teardown_blocks[k] : ps.blocks[k] - ps.teardown_blocks[k];
-                }
-                f(r);
+            for (UInt part = kOwnPart; part < kLeakParts; ++part) {
+                PartLeak now = sl.part(part);
+                PartLeak before = ps ? ps->part(part) : PartLeak{};
+                if (!now.blocks[k] && (sl.blocks[k] || part != kOwnPart || !before.blocks[k]))
+                    continue;
+                ULong through = k == kDefinite ? now.indirect_through : 0;
+                ULong old_through = k == kDefinite ? before.indirect_through : 0;
+                f(Record{id, k, part, now.bytes[k], now.blocks[k], through,
+                         before.bytes[k] + old_through, before.blocks[k], old_through});
             }
         }
     }
@@ -190,17 +218,19 @@ void forget_loss_records() {
     keep_table(nullptr, 0, 0, false);
 }
 
-void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks) {
+void suppressed_totals(const LeakScan* scan, const Analysis& a, ULong* bytes, ULong* blocks,
+                       UInt part) {
     for (UInt k = 0; k <= kLeakKinds; ++k)
         bytes[k] = blocks[k] = 0;
     for (UInt i = 0; i < a.leak_suppressed_by.size(); ++i) {
         UInt id = a.leak_suppressed_by.id_at(i);
         if (id >= scan->n_sites || id >= a.n_sites || SiteView(id)->space == Space::mapped)
             continue;
+        const SiteLeak& sl = scan->site(id);
+        const PartLeak& l = part == kLeakParts ? sl : sl.apart[part - 1];
         for (UInt k = 0; k < kReachable; ++k) {
-            bytes[k] += scan->site(id).bytes[k], blocks[k] += scan->site(id).blocks[k];
-            bytes[kLeakKinds] += scan->site(id).bytes[k];
-            blocks[kLeakKinds] += scan->site(id).blocks[k];
+            bytes[k] += l.bytes[k], blocks[k] += l.blocks[k];
+            bytes[kLeakKinds] += l.bytes[k], blocks[kLeakKinds] += l.blocks[k];
         }
     }
 }
@@ -236,15 +266,22 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
     if (clo.leak_check == LeakCheck::full) {
         UInt n = 0;
         Record* records = make_records(*scan, a, scan->after_empty ? nullptr : prev, &n);
-        auto shown = [&](const Record& r) {
-            if (!(clo.show_leak_kinds & (1u << r.kind))) return false;
-            if (r.teardown && !(clo.show_leak_kinds & kTeardownBit)) return false;
+        // Listed by the delta asked for, then by --show-leak-kinds.
+        auto changed = [&](const Record& r) {
             bool more = r.bytes + r.indirect > r.old_bytes || r.blocks > r.old_blocks;
             bool same = r.bytes + r.indirect == r.old_bytes && r.blocks == r.old_blocks;
             return !((which == LeakDelta::any && !r.blocks) ||
                      (which == LeakDelta::increased && !more) ||
                      (which == LeakDelta::changed && same) ||
                      (which == LeakDelta::fresh && r.old_blocks));
+        };
+        // A part's records are listed when asked for, and when they are errors.
+        auto part_shown = [](UInt part) {
+            return part == kOwnPart ||
+                   ((clo.show_leak_kinds | clo.errors_for) & leak_part_bit(part));
+        };
+        auto shown = [&](const Record& r) {
+            return (clo.show_leak_kinds & (1u << r.kind)) && part_shown(r.part) && changed(r);
         };
         // Records are sorted smallest first: a limit skips the first ones.
         UInt skip = 0;
@@ -253,7 +290,7 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
                 skip += shown(records[i]);
             skip = skip > limit ? skip - limit : 0;
         }
-        bool heading = false;
+        UInt heading = kOwnPart;
         for (UInt i = 0; i < n; ++i) {
             const Record& r = records[i];
             if (!shown(r)) continue;
@@ -261,13 +298,23 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
                 --skip;
                 continue;
             }
-            if (r.teardown && !heading) {
-                heading = true;
-                VG_(umsg)
-                ("Lost by teardown (reachable when %s began; not errors):\n\n",
-                 teardown_began_at());
+            if (r.part != heading) {
+                heading = r.part;
+                print_part_heading(r.part, scan->startup_end);
             }
             print_record(r, i + 1, n, a, deltas);
+        }
+        // A part not listed: one line for all its records.
+        for (UInt part = kStartupPart; part < kLeakParts && VG_(clo_verbosity) >= 1; ++part) {
+            if (part_shown(part)) continue;
+            ULong records_in = 0, bytes = 0, blocks = 0;
+            for (UInt i = 0; i < n; ++i) {
+                const Record& r = records[i];
+                if (r.part != part || r.kind == kReachable || !changed(r)) continue;
+                bytes += r.bytes, blocks += r.blocks;
+                records_in += (clo.show_leak_kinds & (1u << r.kind)) != 0;
+            }
+            if (records_in) print_part_line(part, scan->startup_end, records_in, bytes, blocks);
         }
         keep_table(records, n, scan->number, deltas);
     }
@@ -336,27 +383,34 @@ void print_leaks(const Analysis& a, LeakDelta which, UInt limit, bool by_monitor
         (by_monitor ? "To see them, add 'reachable any' args to leak_check\n"
                     : "To see them, rerun with: --leak-check=full --show-leak-kinds=all\n");
     }
-    // memcheck's totals above are the exit's; this says how much of what
-    // they call lost was reachable when teardown began.
-    if (scan->teardown_scanned) {
+    // memcheck's totals above are the exit's; these say how much of what
+    // they call lost was allocated before start-up ended, and how much was
+    // reachable when teardown began.
+    for (UInt part = kStartupPart; part < kLeakParts; ++part) {
+        if (!leak_part_told(*scan, part)) continue;
+        // Of the lost above: a suppressed site's are on the "suppressed" line.
+        ULong psup[kLeakKinds + 1], psup_blocks[kLeakKinds + 1];
+        suppressed_totals(scan, a, psup, psup_blocks, part);
         ULong bytes = 0, blocks = 0;
         for (UInt k = 0; k < kReachable; ++k)
-            bytes += scan->teardown_bytes[k], blocks += scan->teardown_blocks[k];
+            bytes += scan->part_bytes[part - 1][k], blocks += scan->part_blocks[part - 1][k];
+        bytes -= psup[kLeakKinds], blocks -= psup_blocks[kLeakKinds];
+        HChar why[96];
+        part_reason(part, scan->startup_end, why, sizeof why);
         VG_(umsg)
-        ("  lost by teardown: %'llu bytes in %'llu blocks (of the lost above; reachable when %s "
-         "began)\n",
-         bytes, blocks, teardown_began_at());
+        ("  %s: %'llu bytes in %'llu blocks (of the lost above; %s)\n", part_name(part), bytes,
+         blocks, why);
     }
     VG_(umsg)("\n");
 }
 
 namespace {
 
-// A record's key: the site, the kind and the part (teardown's or not).
+// A record's key: the site, the kind and the part.
 struct RecordKey {
     UInt site;
     UInt kind;
-    UInt teardown;
+    UInt part;
     UInt record; // its index in the table
 };
 
@@ -365,7 +419,7 @@ Int by_key(const void* x, const void* y) {
     const RecordKey* b = static_cast<const RecordKey*>(y);
     if (a->site != b->site) return a->site < b->site ? -1 : 1;
     if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
-    return Int(a->teardown) - Int(b->teardown);
+    return Int(a->part) - Int(b->part);
 }
 
 constexpr UInt kNoRecord = ~0u;
@@ -396,14 +450,14 @@ void bucket(const UInt* of, UInt n, UInt buckets, UInt** first, UInt** order) {
 BlockIndex index_blocks(const ScannedBlock* blocks, UInt nb, const Record* records, UInt n) {
     auto* keys = static_cast<RecordKey*>(VG_(malloc)("mg.leaks.bl", (n + 1) * sizeof(RecordKey)));
     for (UInt r = 0; r < n; ++r)
-        keys[r] = RecordKey{records[r].site, records[r].kind, records[r].teardown, r};
+        keys[r] = RecordKey{records[r].site, records[r].kind, records[r].part, r};
     VG_(ssort)(keys, n, sizeof(RecordKey), by_key);
     BlockIndex x;
     x.record = static_cast<UInt*>(VG_(malloc)("mg.leaks.bl", (nb + 1) * sizeof(UInt)));
     auto* through = static_cast<UInt*>(VG_(malloc)("mg.leaks.bl", (nb + 1) * sizeof(UInt)));
     for (UInt i = 0; i < nb; ++i) {
         const ScannedBlock& b = blocks[i];
-        RecordKey want{b.site, b.kind, b.teardown, 0};
+        RecordKey want{b.site, b.kind, b.part, 0};
         x.record[i] = kNoRecord;
         for (UInt lo = 0, hi = n; lo < hi;) {
             UInt mid = lo + (hi - lo) / 2;

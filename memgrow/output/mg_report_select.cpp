@@ -31,6 +31,19 @@ ULong peak_heap(const Analysis& a) {
     return static_cast<ULong>(peak);
 }
 
+// All bytes allocated in the run, every space.
+ULong allocated_total(const Analysis& a) {
+    ULong total = 0;
+    for (UInt sp = 0; sp < kSpaces; ++sp)
+        for (UInt i = 0; i <= a.n_buckets && i <= kBuckets; ++i)
+            total += tl.totals[sp].alloc[i];
+    return total;
+}
+
+// Where the churn is: a site that allocated 1% of all bytes allocated is
+// listed whatever it holds (at most a hundred such sites).
+constexpr ULong kChurnShare = 100;
+
 ULong threshold(const Analysis& a) {
     if (clo.json_sites == JsonSites::all) return clo.json_stable_min_bytes;
     ULong floor = clo.json_stable_min_bytes ? clo.json_stable_min_bytes : kFloor;
@@ -48,11 +61,11 @@ bool lost_any(UInt id, const Analysis& a) {
 
 // Listed on its own merits: a class (suppressed ones included), a leak
 // scan's finding, another memory space than the host's (few, and each a
-// device allocation), or a large enough peak.
-bool listed_alone(UInt id, const Analysis& a, ULong min_bytes) {
+// device allocation), a large enough peak, or a large share of the churn.
+bool listed_alone(UInt id, const Analysis& a, ULong min_bytes, ULong churn_bytes) {
     SiteView s(id);
     return a.growth[id].cls != SiteClass::stable || s->peak_bytes >= min_bytes ||
-           s->space != Space::host || lost_any(id, a) ||
+           s->clock.allocated >= churn_bytes || s->space != Space::host || lost_any(id, a) ||
            cow_site_copied(id); // a forked child's "fork" names it
 }
 
@@ -130,16 +143,18 @@ FoldGroup& group(ReportSelection* sel, u32 g, UInt py, const Naming& n, DiEpoch 
     return sel->groups[g];
 }
 
-// Groups whose sites together never held the threshold go into one group
-// without frames, last: the groups are then at most the folded sites'
-// summed peaks over the threshold (the one-liner's 8,700 lines of
-// interpreter start-up were 370 KB of rows and 440 KB of frames).
+// Groups whose sites together never held nor allocated the threshold go
+// into one group without frames, last: the groups are then at most the
+// folded sites' summed peaks and allocations over the threshold (the
+// one-liner's 8,700 lines of interpreter start-up were 370 KB of rows and
+// 440 KB of frames). A line that allocated and freed at once keeps its name.
 void merge_small_groups(ReportSelection* sel) {
     FoldGroup rest{};
     rest.python_site = kNoPySite;
     UInt kept = 0;
     for (UInt g = 0; g < sel->n_groups; ++g) {
-        if (sel->groups[g].peak_bytes >= sel->min_bytes)
+        const FoldGroup& f = sel->groups[g];
+        if (f.peak_bytes >= sel->min_bytes || f.allocated_bytes >= sel->min_bytes)
             sel->groups[kept++] = sel->groups[g];
         else
             add_sums(rest, sel->groups[g]);
@@ -154,10 +169,15 @@ void report_select(const Analysis& a, ReportSelection* sel) {
     VG_(memset)(sel, 0, sizeof *sel);
     sel->min_bytes = threshold(a);
     sel->site = static_cast<UChar*>(table_alloc(a.n_sites + 1));
+    ULong churn = allocated_total(a) / kChurnShare;
+    if (churn < sel->min_bytes) churn = sel->min_bytes;
     for (UInt id = 0; id < a.n_sites; ++id)
-        sel->site[id] = listed_alone(id, a, sel->min_bytes);
+        sel->site[id] = listed_alone(id, a, sel->min_bytes, churn);
     // A Python site is listed on the same merits, or for a sub-site listed;
-    // one with a class lists every sub-site: they are its evidence.
+    // a growing or plateau one lists every sub-site: they are its evidence.
+    // A leaked one's evidence is its sub-sites that lost blocks (and the
+    // large ones), listed on their own merits: the import line of `import
+    // torch` has 753,831 sub-sites, a hundred megabytes of report.
     const PySites* py = a.py;
     if (py) {
         sel->py = static_cast<UChar*>(table_alloc(py->n + 1));
@@ -169,7 +189,7 @@ void report_select(const Analysis& a, ReportSelection* sel) {
                 keep = sel->site[id];
             sel->py[k] = keep;
             sel->n_py += keep;
-            if (ps->cls != SiteClass::stable)
+            if (ps->cls == SiteClass::growing || ps->cls == SiteClass::plateau)
                 for (UInt id = ps->first; id != kNoPySite; id = py->next[id])
                     sel->site[id] = 1;
         }

@@ -377,6 +377,7 @@ struct Code {
     UInt n_units, n_runs;
     bool hidden; // the import system's own frames (importlib, zipimport), left out as
                  // tracebacks do
+    bool module; // a module's code (`<module>`): a script's top level, or an import's
     Function* function;
     pyline::Run* runs;
 };
@@ -436,6 +437,7 @@ Code* decode_code(Addr addr, const CodeFields& c) {
     code->function = intern_function(file, name, c.first_line);
     code->hidden = VG_(strncmp)(file, "<frozen importlib._bootstrap", 28) == 0 ||
                    VG_STREQ(file, "<frozen zipimport>");
+    code->module = VG_STREQ(name, "<module>");
     code->runs =
         n_runs
             ? static_cast<pyline::Run*>(VG_(malloc)("mg.python.code", n_runs * sizeof(pyline::Run)))
@@ -638,10 +640,15 @@ namespace {
 
 // A frame's token from its code object, and whether it has one (complete
 // frames outside the import system); false when the code object is
-// unreadable.
-bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importing) {
+// unreadable. While the warm-up's end is looked for, *module becomes the
+// frame when it runs a module's code outside an import (the outermost one
+// that does is the script's top level).
+bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importing,
+                  RawFrame* module) {
     Code* code = code_at(f.code);
     if (!code) return false;
+    // The outermost module frame outside an import: the script's top level.
+    if (warmup_pending && !*importing && code->module && !code->hidden) *module = f;
     Addr units = f.code + layout->code_adaptive;
     // Incomplete frames (still setting up) are not the program's lines.
     bool incomplete = false, at_resume = false;
@@ -674,6 +681,49 @@ bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importi
     return true;
 }
 
+// The script's `<module>` frame: the imports at its top are start-up, and
+// so are the statements among them (a sys.path or os.environ change, a
+// def): while an import statement of its code is still ahead of the frame's
+// line, the warm-up goes on. Only the lines not yet executed are read: an
+// inline cache there still holds its initial value (zero, or a counter no
+// opcode's number), never a specialized word that reads as IMPORT_NAME. A
+// backward jump (a loop at the module's level) has executed what follows,
+// so the first one ends the look ahead.
+struct ScriptModule {
+    Addr code = 0, furthest = 0; // its code, the furthest instruction seen
+    bool looped = false;
+    Addr asked = 0;     // the instruction last asked about (a call's many allocations), ...
+    bool ahead = false; // ... and the answer
+};
+ScriptModule script_module;
+
+bool import_ahead(const RawFrame& f) {
+    Code* code = code_at(f.code);
+    if (!code || !layout->import_name) return false;
+    ScriptModule& m = script_module;
+    if (m.code != f.code) m = ScriptModule{f.code, 0, false, 0, false};
+    if (f.prev_instr == m.asked) return m.ahead;
+    m.looped = m.looped || f.prev_instr < m.furthest;
+    if (f.prev_instr > m.furthest) m.furthest = f.prev_instr;
+    m.asked = f.prev_instr, m.ahead = false;
+    Addr units = f.code + layout->code_adaptive;
+    if (m.looped || f.prev_instr < units || f.prev_instr >= units + 2ull * code->n_units)
+        return false;
+    UInt at = static_cast<UInt>((f.prev_instr - units) / 2);
+    Int line = pyline::line_of(code->runs, code->n_runs, at);
+    while (at < code->n_units && pyline::line_of(code->runs, code->n_runs, at) == line)
+        ++at;
+    // An import on an earlier line is a handler moved to the code's end
+    // (`except ImportError: import json`), not one ahead.
+    for (; at < code->n_units; ++at) {
+        UChar opcode;
+        if (!read_client(units + 2ull * at, &opcode)) return false;
+        if (opcode == layout->import_name && pyline::line_of(code->runs, code->n_runs, at) > line)
+            return m.ahead = true;
+    }
+    return false;
+}
+
 // A thread's innermost frame, and the frame its chain ends at (0, or 3.15's
 // sentinel base frame).
 bool frame_chain(Addr ts, Addr* frame, Addr* base) {
@@ -697,6 +747,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     };
     bool open = false;      // tokens since the last segment end
     bool importing = false; // the import system is on the stack
+    RawFrame module{};      // the outermost module frame (while the warm-up's end is looked for)
     bool full = false;      // max_tokens taken: only the current segment's entry is wanted
     // Bounded: a cycle in garbage memory must not loop forever.
     for (UInt visited = 0; frame && frame != base && visited < 4 * PythonStack::kMaxTokens;
@@ -729,7 +780,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
             memo->instr != f.prev_instr || memo->owner != f.owner) {
             bool shown;
             StackWord word;
-            if (!decode_frame(f, &shown, &word, &importing)) {
+            if (!decode_frame(f, &shown, &word, &importing, &module)) {
                 if (state != State::active) return;
                 ++stats.bad_reads;
                 break;
@@ -755,7 +806,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     }
     if (open) end_segment(0);
     if (!pymalloc_warned && out->n_tokens) check_allocator();
-    if (warmup_pending && out->n_tokens && !importing) {
+    if (warmup_pending && out->n_tokens && !importing && !(module.code && import_ahead(module))) {
         warmup_pending = false;
         timeline_warmup_end();
         const Function* f = function_by_id[(out->tokens[0] & ~kPythonFrameTag) >> 32];

@@ -224,6 +224,13 @@ void timeline_warmup_announced() {
     tl.warmup_announced = true;
 }
 
+ULong timeline_startup_end() {
+    if (clo.warmup_given) return clo.warmup_units;
+    if (!tl.warmup_ended && !tl.n_marks && !tl.startup_folded_at) return 0;
+    ULong w = tl.warmup_end_at > tl.first_mark_at ? tl.warmup_end_at : tl.first_mark_at;
+    return tl.startup_folded_at > w ? tl.startup_folded_at : w;
+}
+
 // The CUDA driver's start-up allocates tens of MB of host memory once: on an
 // H100 (driver 580, CUDA 13) cuInit and the primary context's creation took
 // 46 MB inside a program's first cudaMalloc, ten times what the program

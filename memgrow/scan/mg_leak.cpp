@@ -4,6 +4,7 @@
 #include "scan/mg_undefined.hpp"
 #include "checks/mg_errors.hpp"
 #include "records/mg_blocks.hpp"
+#include "records/mg_timeline.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_python.hpp"
 #include "python/mg_pylocals.hpp"
@@ -318,6 +319,15 @@ void release(LeakScan* s) {
     VG_(free)(s);
 }
 
+// The part a lost block belongs to: teardown's when it was reachable as
+// teardown began (or born in it), else start-up's when born before
+// start-up ended, else the program's.
+UChar part_of(const Block* b, UInt kind, ULong startup_end) {
+    if (kind == kReachable) return kOwnPart;
+    if (b->by_teardown) return kTeardownPart;
+    return b->birth < startup_end ? kStartupPart : kOwnPart;
+}
+
 // Sums the walk's marks per site and per kind, memcheck's way: an
 // unreached block is definitely lost, and carries the bytes its clique lost.
 void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
@@ -342,18 +352,20 @@ void tally(LeakScan* out, Block** blocks, const reach::Mark* marks, UInt n) {
         SizeT size = blocks[i]->size;
         SiteLeak& s = out->leaks[slot[blocks[i]->site->id] - 1];
         s.bytes[k] += size, s.blocks[k]++;
+        UChar part = part_of(blocks[i], k, out->startup_end);
+        PartLeak* p = part != kOwnPart ? &s.apart[part - 1] : nullptr;
+        // A mapping's part keeps its site from being leaked, as a block's;
+        // the scan's totals are memcheck's, of the heap alone.
+        if (p) p->bytes[k] += size, p->blocks[k]++;
         if (blocks[i]->kind == AllocKind::mapped) { // beside memcheck's counts
             out->mapped_bytes[k] += size, out->mapped_blocks[k]++;
             continue;
         }
         out->bytes[k] += size, out->blocks[k]++;
         if (k == kDefinite) s.indirect_through += m.indirect;
-        // Reachable when teardown began (or made by it), lost now: the
-        // teardown lost it, not the program.
-        if (k != kReachable && blocks[i]->by_teardown) {
-            s.teardown_bytes[k] += size, s.teardown_blocks[k]++;
-            out->teardown_bytes[k] += size, out->teardown_blocks[k]++;
-            if (k == kDefinite) s.teardown_indirect_through += m.indirect;
+        if (p) {
+            out->part_bytes[part - 1][k] += size, out->part_blocks[part - 1][k]++;
+            if (k == kDefinite) p->indirect_through += m.indirect;
         }
         if (k == kReachable && m.heuristic)
             out->heuristic_bytes[m.heuristic] += size, out->heuristic_blocks[m.heuristic]++;
@@ -550,7 +562,7 @@ ScannedBlock* kept_blocks;
 UInt n_kept_blocks;
 ULong kept_disposed;
 
-void keep_blocks(const Walk& w) {
+void keep_blocks(const Walk& w, ULong startup_end) {
     n_kept_blocks = w.n;
     kept_disposed = blocks_disposed();
     kept_blocks =
@@ -563,13 +575,8 @@ void keep_blocks(const Walk& w) {
                   : m.state == reach::State::possible ? kPossible
                                                       : kReachable;
         ULong via = k == kDefinite ? kNotReached : m.indirect;
-        kept_blocks[i] = ScannedBlock{b->addr,
-                                      b->size,
-                                      via,
-                                      b->site->id,
-                                      k,
-                                      m.heuristic,
-                                      static_cast<UChar>(k != kReachable && b->by_teardown)};
+        kept_blocks[i] = ScannedBlock{
+            b->addr, b->size, via, b->site->id, k, m.heuristic, part_of(b, k, startup_end)};
     }
 }
 
@@ -658,10 +665,11 @@ const LeakScan* leak_scan() {
     auto* out = static_cast<LeakScan*>(VG_(calloc)("mg.leak.scan", 1, sizeof(LeakScan)));
     out->number = ++n_scans;
     out->n_sites = site_count();
+    out->startup_end = timeline_startup_end();
     tally(out, w.blocks, w.marks, w.n);
     out->scanned_bytes = w.scanned;
     out->teardown_scanned = teardown_scan_done;
-    keep_blocks(w);
+    keep_blocks(w, out->startup_end);
     release(w);
     if (scans[0] && leak_scan_empty(scans[0])) {
         out->after_empty = true;
@@ -685,7 +693,7 @@ void leak_scan_teardown(ThreadId tid, Addr caller_sp, bool for_leaks) {
         if (w.marks[i].state == reach::State::reachable) w.blocks[i]->by_teardown = 1;
     // For the holders, while the program's structures are still whole.
     leak_scan_forget_blocks();
-    keep_blocks(w);
+    keep_blocks(w, timeline_startup_end());
     release(w);
 }
 
@@ -693,7 +701,7 @@ void leak_scan_for_holders() {
     leak_scan_forget_blocks();
     keep_stacks();
     Walk w = walk(true);
-    keep_blocks(w);
+    keep_blocks(w, timeline_startup_end());
     release(w);
 }
 

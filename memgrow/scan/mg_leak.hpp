@@ -10,26 +10,49 @@
 
 namespace mg {
 
+// The parts of a scan's blocks: the program's own, and those told apart
+// from its losses (docs/leak-check.md): lost at start-up (allocated before
+// the warm-up ended) and lost by teardown (reachable when it began; this
+// wins over start-up). Only lost blocks are ever start-up's or teardown's.
+enum LeakPart : UChar { kOwnPart = 0, kStartupPart, kTeardownPart, kLeakParts };
+
+// A part's bit in --show-leak-kinds and --errors-for.
+inline UInt leak_part_bit(UInt part) {
+    return part == kStartupPart ? kStartupBit : part == kTeardownPart ? kTeardownBit : 0;
+}
+
 // Block counts are 32-bit, as a site's live blocks are (records/mg_sites.hpp).
-struct SiteLeak {
+struct PartLeak {
     ULong bytes[kLeakKinds];
     UInt blocks[kLeakKinds];
     // Bytes indirectly lost through this site's definitely lost blocks
     // (memcheck's "N (D direct, I indirect) bytes" in a loss record).
     ULong indirect_through;
-    // The part of the lost blocks above that was reachable when teardown
-    // began: lost by teardown (exit handlers, finalizers), not the program.
-    ULong teardown_bytes[kLeakKinds];
-    UInt teardown_blocks[kLeakKinds];
-    ULong teardown_indirect_through;
+};
+
+struct SiteLeak : PartLeak {
+    // The parts of the above that start-up and teardown lost (apart[p - 1]
+    // for part p); the program's own part is what is left.
+    PartLeak apart[kLeakParts - 1];
+    PartLeak part(UInt p) const {
+        if (p != kOwnPart) return apart[p - 1];
+        PartLeak own = *this;
+        for (const PartLeak& a : apart) {
+            for (UInt k = 0; k < kLeakKinds; ++k)
+                own.bytes[k] -= a.bytes[k], own.blocks[k] -= a.blocks[k];
+            own.indirect_through -= a.indirect_through;
+        }
+        return own;
+    }
 };
 
 // Definitely and indirectly lost bytes: what makes a site leaked. Without
-// --errors-for=teardown, what teardown lost does not.
+// --errors-for=teardown (startup), what teardown (start-up) lost does not.
 inline ULong leaked_bytes(const SiteLeak& l) {
     ULong b = l.bytes[kDefinite] + l.bytes[kIndirect];
-    if (!(clo.errors_for & kTeardownBit))
-        b -= l.teardown_bytes[kDefinite] + l.teardown_bytes[kIndirect];
+    for (UInt p = kStartupPart; p < kLeakParts; ++p)
+        if (!(clo.errors_for & leak_part_bit(p)))
+            b -= l.apart[p - 1].bytes[kDefinite] + l.apart[p - 1].bytes[kIndirect];
     return b;
 }
 
@@ -53,14 +76,25 @@ struct LeakScan {
     // The client's own mappings (the mapped space), beside them
     ULong mapped_bytes[kLeakKinds], mapped_blocks[kLeakKinds];
     ULong heuristic_bytes[reach::kHeuristicCount], heuristic_blocks[reach::kHeuristicCount];
-    ULong scanned_bytes;                                           // root and block memory read
-    ULong teardown_bytes[kLeakKinds], teardown_blocks[kLeakKinds]; // of bytes, blocks
+    ULong scanned_bytes; // root and block memory read
+    // Of bytes and blocks, start-up's and teardown's (by part - 1); only the
+    // heap's, as memcheck's counts.
+    ULong part_bytes[kLeakParts - 1][kLeakKinds], part_blocks[kLeakParts - 1][kLeakKinds];
     bool teardown_scanned; // a teardown scan ran before this one
+    // The run clock where start-up ended: blocks born before it are
+    // start-up's (0: no start-up was announced).
+    ULong startup_end;
     // The scan just before found no block: memcheck forgot its loss
     // records then, so this one's are all new (its summary still compares
     // with leak_scan_previous).
     bool after_empty;
 };
+
+// Whether the scan tells the part apart: start-up's when the run announced
+// where its start-up ended, teardown's when a teardown scan ran.
+inline bool leak_part_told(const LeakScan& s, UInt part) {
+    return part == kStartupPart ? s.startup_end != 0 : s.teardown_scanned;
+}
 
 void leak_init();
 // Scans now. The result stays until the next scan, which keeps it as the
@@ -106,7 +140,7 @@ struct ScannedBlock {
     UInt site;       // site id
     UChar kind;      // kDefinite, kIndirect, kPossible, kReachable
     UChar heuristic; // the reach::Heuristic that accepted its pointer, if any
-    UChar teardown;  // lost, and reachable when teardown began
+    UChar part;      // LeakPart: lost at start-up or by teardown, else the program's
 };
 constexpr ULong kNotReached = ~0ull;
 // Null before the first scan; *obsolete when a block was freed since (the

@@ -8,6 +8,7 @@ both must equal the numbers the program was written to produce, so the test
 fails when both tools are wrong the same way.
 """
 import concurrent.futures
+import json
 import os
 import re
 import subprocess
@@ -69,13 +70,14 @@ def suppressed_by_kind(report):
     return out
 
 
-def memcheck(argv, options=(), timeout=300):
-    """Runs argv under memcheck (through the same launcher); returns (rc, log)."""
+def memcheck(argv, options=(), timeout=300, env=None):
+    """Runs argv under memcheck (through the same launcher), with env's
+    variables added; returns (rc, log)."""
     with tempfile.TemporaryDirectory(prefix="memgrow-test-memcheck-") as tmp:
         p = subprocess.run(
             [mgtest.VALGRIND, "--tool=memcheck", "--leak-check=full", *options, *argv],
             cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
-            text=True, errors="replace")
+            text=True, errors="replace", env={**os.environ, **(env or {})})
     return p.returncode, p.stdout
 
 
@@ -152,6 +154,16 @@ CASES = {
         definite=(48 + 2000, 2), indirect=(99 * 48, 99), possible=(0, 0), reachable=(0, 0),
         sites={"NODE_HERE": (48, 99 * 48, 0), "LOST_HERE": (2000, 0, 0), "HEAD_HERE": (0, 0, 0)},
         teardown={"NODE_HERE": (48, 99 * 48, 0), "LOST_HERE": (0, 0, 0)}),
+    # Before MEMGROW_WARMUP_END a table is dropped and a block lost: lost at
+    # start-up, not leaked; then the program's own loss per request.
+    "startup_losses": dict(
+        src="startup_losses.c",
+        definite=(48 + 1000 + 20 * 64, 22), indirect=(9 * 48, 9), possible=(0, 0),
+        reachable=(0, 0),
+        sites={"STARTUP_NODE_HERE": (48, 9 * 48, 0), "STARTUP_LOST_HERE": (1000, 0, 0),
+               "REQUEST_LOST_HERE": (20 * 64, 0, 0)},
+        startup={"STARTUP_NODE_HERE": (48, 9 * 48, 0), "STARTUP_LOST_HERE": (1000, 0, 0),
+                 "REQUEST_LOST_HERE": (0, 0, 0)}),
     # Custom allocators annotated with valgrind.h's requests: the malloc()ed
     # arena or superblock holding their blocks is left out, as memcheck
     # leaves it out.
@@ -172,8 +184,10 @@ NO_HEURISTICS = ["--leak-check-heuristics=none"]
 
 def program_lost(site, kind):
     """What the program lost at a site: memcheck's exit figure less what was
-    reachable when teardown began."""
-    return site["lost"][kind] - site.get("lost_by_teardown", {}).get(kind, 0)
+    allocated before start-up ended and what was reachable when teardown
+    began."""
+    return (site["lost"][kind] - site.get("lost_by_teardown", {}).get(kind, 0)
+            - site.get("lost_at_startup", {}).get(kind, 0))
 
 
 def describe_lost(report):
@@ -238,6 +252,11 @@ class Leaks(TestCase):
             self.assertEqual(value, lc[kind], f"{kind} in memgrow's log vs its report:\n{log}")
         b, n = lc["definite"]
         self.assertIn(f"definitely lost: {b:,} bytes in {n:,} blocks", log)
+        # Start-up's and teardown's parts are "of the lost above": not of
+        # the suppressed line.
+        lost = sum(lc[k][0] for k in LOST)
+        for part in re.findall(r"lost (?:at start-up|by teardown): ([\d,]+) bytes", log):
+            self.assertLessEqual(number(part), lost, log)
 
     def check_sites(self, rep, src, expected, lc):
         for s in rep["sites"]:
@@ -368,7 +387,14 @@ class Leaks(TestCase):
                          (48, 99 * 48), rep["leak_check"])
         self.assertIn("lost by teardown: 4,800 bytes in 100 blocks (of the lost above; "
                       "reachable when exit() began)", r.log)
-        self.assertIn("Lost by teardown (reachable when exit() began; not errors):", r.log)
+        # Its records in one line by default, listed on request.
+        self.assertIn("Lost by teardown: 4,800 bytes in 100 blocks in 1 loss records, not listed "
+                      "(reachable when exit() began; not errors; "
+                      "--show-leak-kinds=definite,possible,teardown lists them)", r.log)
+        self.assertEqual(len(re.findall(r"lost in loss record", r.log)), 1, r.log)
+        listed = run([program("teardown_list")], options=["--show-leak-kinds=all"]).log
+        self.assertIn("Lost by teardown (reachable when exit() began; not errors):", listed)
+        self.assertEqual(len(re.findall(r"lost in loss record", listed)), 3, listed)
         for marker, want in CASES["teardown_list"]["teardown"].items():
             line = source_line(f"{SRC}/{src}", f"/* {marker}")
             sites = sites_at(rep, file=src, line=line)
@@ -390,6 +416,57 @@ class Leaks(TestCase):
         self.assertNotIn("lost_by_teardown", r.report["leak_check"])
         self.assertNotIn("lost by teardown", r.log)
 
+    def test_startup_losses_are_told_from_the_programs(self):
+        self.check_case("startup_losses")
+        r = self.result("memgrow", "startup_losses")
+        rep, src = r.report, CASES["startup_losses"]["src"]
+        by_startup = rep["leak_check"]["lost_at_startup"]
+        self.assertEqual((by_startup["definite"]["bytes"], by_startup["indirect"]["bytes"]),
+                         (48 + 1000, 9 * 48), rep["leak_check"])
+        for marker, want in CASES["startup_losses"]["startup"].items():
+            line = source_line(f"{SRC}/{src}", f"/* {marker}")
+            sites = sites_at(rep, file=src, line=line)
+            got = tuple(sum(s.get("lost_at_startup", {}).get(k, 0) for s in sites) for k in LOST)
+            self.assertEqual(got, want, f"{marker}: {describe_lost(rep)}")
+            if marker != "REQUEST_LOST_HERE":
+                self.assertNotIn("leaked", {s["class"] for s in sites}, describe_lost(rep))
+        self.assertIn("lost at start-up: 1,480 bytes in 11 blocks (of the lost above; allocated "
+                      "before the warm-up ended", r.log)
+        # The request leak is the one record listed; start-up's are a line.
+        records = re.findall(r"are definitely lost in loss record (\d+)", r.log)
+        self.assertEqual(len(records), 1, r.log)
+        self.assertIn("handle_request (startup_losses.c", r.log)
+        self.assertNotIn("add_node (startup_losses.c", r.log)
+        self.assertRegex(r.log, r"Lost at start-up: 1,480 bytes in 11 blocks in 2 loss records, "
+                         r"not listed \(allocated before the warm-up ended, at clock [\d,]+; not "
+                         r"errors; --show-leak-kinds=definite,possible,startup lists them\)")
+        self.assertLess(r.log.index("handle_request (startup_losses.c"),
+                        r.log.index("Lost at start-up:"))
+        self.assertRegex(r.log, r"ERROR SUMMARY: 1 errors")
+
+    def test_startup_losses_by_the_first_mark_and_as_errors_on_request(self):
+        src = "startup_losses.c"
+        node = source_line(f"{SRC}/{src}", "/* STARTUP_NODE_HERE")
+        request = source_line(f"{SRC}/{src}", "/* REQUEST_LOST_HERE")
+        # Marks: the first one ends start-up, as MEMGROW_WARMUP_END does.
+        r = run([program("startup_losses"), "mark"])
+        self.assertEqual(r.report["leak_check"]["lost_at_startup"]["definite"]["blocks"], 2)
+        self.assertNotIn("leaked", {s["class"] for s in sites_at(r.report, file=src, line=node)})
+        self.assertEqual({s["class"] for s in sites_at(r.report, file=src, line=request)},
+                         {"leaked"})
+        self.assertRegex(r.log, r"ERROR SUMMARY: 1 errors")
+        r = run([program("startup_losses")], options=["--errors-for=leaked,startup"])
+        self.assertEqual({s["class"] for s in sites_at(r.report, file=src, line=node)},
+                         {"leaked"})
+        self.assertRegex(r.log, r"ERROR SUMMARY: 3 errors")
+        self.assertIn("Lost at start-up (allocated before the warm-up ended, at clock", r.log)
+        self.assertIn("add_node (startup_losses.c", r.log)
+        # Without an announced start-up (--warmup as a share), nothing is start-up's.
+        r = run([program("startup_losses")], options=["--warmup=50%"])
+        self.assertNotIn("lost_at_startup", r.report["leak_check"])
+        self.assertNotIn("lost at start-up", r.log)
+        self.assertRegex(r.log, r"ERROR SUMMARY: 3 errors")
+
     def test_summary_parser(self):
         log = ("==7== LEAK SUMMARY:\n"
                "==7==    definitely lost: 1,234,567 bytes in 1,001 blocks\n"
@@ -408,6 +485,127 @@ class Leaks(TestCase):
             parse_leak_summary("==7== All heap blocks were freed -- no leaks are possible\n"),
             dict.fromkeys(KINDS, (0, 0)))
         self.assertIsNone(parse_leak_summary("==7== HEAP SUMMARY:\n"))
+
+
+class StartupExtension(TestCase):
+    """An extension module loses blocks while a script without marks imports
+    it (after a sys.path change), and keeps a registry that grows during the
+    import; then each request loses a block. The import's losses are
+    start-up's, one line apart; the request leak is the finding."""
+
+    PYTHON = "/usr/bin/python3"
+    DRIVER = f"{mgtest.SRC}/tests/regress/py_startup_ext.py"
+    EXT = "py_startup_ext.c"
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="memgrow-test-startup-")
+        mgtest.build_extension(cls.PYTHON, cls.EXT, "startup_ext", cls.tmp.name)
+        cls.argv = [cls.PYTHON, cls.DRIVER, cls.tmp.name, "200"]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+            # memgrow's preload sets PYTHONMALLOC=malloc: memcheck gets it too.
+            mc = pool.submit(memcheck, cls.argv, env={"PYTHONMALLOC": "malloc"})
+            default = pool.submit(run, cls.argv)
+            errors = pool.submit(run, cls.argv, ["--errors-for=leaked,startup",
+                                                 "--json-sites=relevant"])
+            listed = pool.submit(run, cls.argv, ["--show-leak-kinds=definite,possible,startup"])
+            cls.mc, cls.r, cls.errors = mc.result(), default.result(), errors.result()
+            cls.listed = listed.result()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def sites(self, report, marker):
+        line = source_line(f"{SRC}/{self.EXT}", f"/* {marker}")
+        return sites_at(report, file=self.EXT, line=line)
+
+    def test_the_request_leak_first_the_imports_losses_one_line_apart(self):
+        r = self.r
+        self.assertEqual(r.rc, 0, r.log)
+        for marker in ("IMPORT_TABLE_LOST", "IMPORT_BLOCK_LOST"):
+            sites = self.sites(r.report, marker)
+            self.assertTrue(sites, describe_lost(r.report))
+            self.assertNotIn("leaked", {s["class"] for s in sites}, describe_lost(r.report))
+            self.assertEqual(sum(s["lost_at_startup"]["definite"] for s in sites),
+                             sum(s["lost"]["definite"] for s in sites), marker)
+        request = self.sites(r.report, "REQUEST_LOST")
+        self.assertEqual({s["class"] for s in request}, {"leaked"}, describe_lost(r.report))
+        self.assertGreaterEqual(sum(program_lost(s, "definite") for s in request),
+                                0.95 * 200 * 64)
+        # The registry grew during the import: start-up, no growth.
+        for marker in ("REGISTRY_ENTRY", "REGISTRY_GROWS"):
+            self.assertEqual({s["class"] for s in self.sites(r.report, marker)}, {"stable"},
+                             marker)
+        self.assertNotRegex(r.log, r"GROWING \d+ of \d+: .*(registry|py_startup_ext)")
+        # The import line is no leaked Python site.
+        line = source_line(self.DRIVER, "STARTUP_IMPORT")
+        at_import = [s for s in r.report["python_sites"]
+                     if any(f.get("line") == line and
+                            os.path.basename(f.get("file") or "") == "py_startup_ext.py"
+                            for f in s["frames"])]
+        self.assertTrue(at_import, r.report["python_sites"][:3])
+        self.assertNotIn("leaked", {s["class"] for s in at_import})
+        # The log: the request's record, then one line for the import's.
+        self.assertEqual(len(re.findall(r"lost in loss record", r.log)), 1, r.log)
+        self.assertIn("handle (py_startup_ext.c", r.log)
+        self.assertNotIn("lose_table (py_startup_ext.c", r.log)
+        at = r.log.index("handle (py_startup_ext.c")
+        self.assertRegex(r.log[at:], r"Lost at start-up: 5,376 bytes in 273 blocks in 258 loss "
+                         r"records, not listed \(allocated before the warm-up ended")
+        self.assertRegex(r.log, r"ERROR SUMMARY: 1 errors")
+        # Sized to the answer: the 258 records the import lost are a line;
+        # listed, they are most of the log.
+        self.assertLess(len(r.log), 8_000, r.log)
+        self.assertGreater(len(self.listed.log), 30 * len(r.log))
+        self.assertEqual(len(re.findall(r"lost in loss record", self.listed.log)), 1 + 258)
+
+    def test_startup_losses_are_errors_on_request(self):
+        r = self.errors
+        for marker in ("IMPORT_TABLE_LOST", "IMPORT_BLOCK_LOST", "REQUEST_LOST"):
+            self.assertEqual({s["class"] for s in self.sites(r.report, marker)}, {"leaked"},
+                             marker)
+        # Errors, so listed: the Python sites of the import line and the request's.
+        self.assertIn("Lost at start-up (allocated before the warm-up ended, at clock", r.log)
+        self.assertIn("lose_table (py_startup_ext.c", r.log)
+        self.assertRegex(r.log, r"ERROR SUMMARY: 2 errors")
+        # The import line, leaked now, lists the sub-sites that lost blocks
+        # (and the large ones, and the churn), not the import's every stack.
+        line = source_line(self.DRIVER, "STARTUP_IMPORT")
+        (imp,) = [ps for ps in r.report["python_sites"] if ps["class"] == "leaked" and
+                  any(f.get("line") == line and f["file"].endswith("py_startup_ext.py")
+                      for f in ps["frames"])]
+        floor = r.report["omitted_sites"]["min_bytes"]
+        by_id = {s["id"]: s for s in r.report["sites"]}
+        listed = [by_id[i] for i in imp["sites"]]
+        self.assertGreater(imp["omitted_sites"], 0, imp)
+        self.assertGreaterEqual(len(listed), 256 + 2)
+        churn = max(floor, sum(b["allocated_bytes"] for b in r.report["buckets"]) // 100)
+        for s in listed:
+            self.assertTrue(any(s["lost"].values()) or s["peak_bytes"] >= floor or
+                            s["allocated_bytes"] >= churn, s)
+        # Its headline gives what it lost first, then what it holds.
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(r.report, f)
+            f.flush()
+            show = mgtest.memgrow_report("show", f.name)
+        self.assertEqual(show.returncode, 0, show.stderr)
+        self.assertRegex(show.stdout, r"LEAKED \d+ of \d+: <module> \(py_startup_ext\.py:"
+                         rf"{line}\), [\d.]+ kB definitely lost, of [\d.]+ [kM]B live in "
+                         r"[\d,]+ blocks")
+
+    def test_leak_summary_is_memchecks(self):
+        rc, theirs = self.mc
+        self.assertEqual(rc, 0, theirs)
+        mc, mine = parse_leak_summary(theirs), parse_leak_summary(self.r.log)
+        # A request's block that a stale interior pointer keeps possibly
+        # lost for memcheck may be definitely lost for memgrow (no
+        # definedness bits: docs/leak-check.md); the lost total is the same.
+        def lost(summary):
+            return tuple(sum(summary[k][i] for k in LOST + ("suppressed",)) for i in (0, 1))
+        self.assertEqual(lost(mine), lost(mc), f"{self.r.log}\n--- memcheck:\n{theirs}")
+        self.assertEqual(mine["reachable"], mc["reachable"], theirs)
+        self.assertEqual(mine["indirect"], mc["indirect"], theirs)
 
 
 if __name__ == "__main__":

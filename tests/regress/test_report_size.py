@@ -108,8 +108,9 @@ class Selection(TestCase):
                 self.assertEqual(g["frames"], ps["frames"])
             else:  # the frame that names them
                 self.assertLessEqual(len(g["frames"]), 1)
-            # Groups that never held the threshold are one, last, without frames.
-            if g["peak_bytes"] < floor:
+            # Groups that never held nor allocated the threshold are one,
+            # last, without frames.
+            if g["peak_bytes"] < floor and g["allocated_bytes"] < floor:
                 self.assertEqual((i, g["frames"], g["python_site"]), (len(groups) - 1, [], None))
 
     def test_rule(self):
@@ -117,13 +118,14 @@ class Selection(TestCase):
         floor = r["omitted_sites"]["min_bytes"]
         peak = max(b["live_bytes"] for b in r["buckets"])
         self.assertEqual(floor, max(65536, peak // 1000))
-        evidence = {i for ps in r["python_sites"] if ps["class"] != "stable"
+        evidence = {i for ps in r["python_sites"] if ps["class"] in ("growing", "plateau")
                     for i in ps["sites"]}
+        churn = max(floor, sum(b["allocated_bytes"] for b in r["buckets"]) // 100)
         for s in r["sites"]:
             lost = s.get("lost", {})
             self.assertTrue(s["class"] != "stable" or s["peak_bytes"] >= floor or
-                            s["space"] != "host" or any(lost.values()) or s["id"] in evidence,
-                            s)
+                            s["allocated_bytes"] >= churn or s["space"] != "host" or
+                            any(lost.values()) or s["id"] in evidence, s)
         for ps in r["python_sites"]:
             self.assertTrue(ps["class"] != "stable" or ps["peak_bytes"] >= floor or
                             ps["sites"] or ps["suppressed"], ps)
@@ -139,6 +141,25 @@ class Selection(TestCase):
         r = mgtest.load_report(path)
         self.assertEqual(r["omitted_sites"]["min_bytes"], max(1048576, peak // 1000))
         self.assertLessEqual(len(r["sites"]), len(mgtest.load_report(self.default)["sites"]))
+
+    def test_churn_is_listed_and_folded_lines_keep_their_name(self):
+        # A line that allocated most of the run's bytes is listed though it
+        # holds nothing at the end; one that allocated and freed 400 KB at
+        # once is folded in a group that keeps its line.
+        path = run(self.tmp, "churn", [os.path.join(BUILD, "tests", "regress", "churn_share")],
+                   "relevant")
+        r = mgtest.load_report(path)
+        src = "tests/regress/churn_share.c"
+        most = mgtest.sites_at(r, file="churn_share.c",
+                               line=mgtest.source_line(src, "/* CHURN_MOST"))
+        self.assertEqual([(s["allocated_bytes"], s["live_bytes"]) for s in most],
+                         [(25000 * 4096, 0)], mgtest.describe(r))
+        some = mgtest.source_line(src, "/* CHURN_SOME")
+        self.assertFalse(mgtest.sites_at(r, file="churn_share.c", line=some))
+        named = [g for g in r["folded"]
+                 if [(f["function"], f["line"]) for f in g["frames"]] == [("churn_some", some)]]
+        self.assertEqual([(g["sites"], g["allocated_bytes"]) for g in named], [(1, 100 * 4096)],
+                         r["folded"])
 
     def test_tables_hold_only_what_is_named(self):
         with open(self.default) as f:
