@@ -538,7 +538,8 @@ Fixture read_lost_stacks() {
                 py(keep(name), keep(where.substr(0, colon)),
                    static_cast<u32>(std::stoul(where.substr(colon + 1)))));
         } else {
-            fx.stacks.back().frames.push_back(FrameView{keep(name), nullptr, 0, keep(where), false});
+            fx.stacks.back().frames.push_back(
+                FrameView{keep(name), nullptr, 0, keep(where), false});
         }
     }
     return fx;
@@ -585,8 +586,9 @@ BOOST_AUTO_TEST_CASE(shipped_files_keep_the_programs_own_leak_under_the_same_imp
     std::vector<Supp> supps = shipped_leak_suppressions();
     const FrameView own = fn("leak_request", nullptr, 0, "/srv/app/libservice.so");
     const FrameView call = fn("_PyObject_MakeTpCall", nullptr, 0, "/usr/bin/python3.12");
-    const FrameView dispatch = fn("pybind11::cpp_function::dispatcher(_object*, _object*, _object*)",
-                                  nullptr, 0, "/venv/site-packages/torch/lib/libtorch_python.so");
+    const FrameView dispatch =
+        fn("pybind11::cpp_function::dispatcher(_object*, _object*, _object*)", nullptr, 0,
+           "/venv/site-packages/torch/lib/libtorch_python.so");
     for (usize i = 0; i < fx.stacks.size(); ++i) {
         // The same import (its Python frames) with the program's code innermost,
         // called straight from Python or through a pybind11 binding.
