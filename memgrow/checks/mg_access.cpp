@@ -6,6 +6,7 @@
 #include "intercept/mg_heap_guard.hpp"
 #include "mg_options.hpp"
 #include "pages/mg_cow.hpp"
+#include "records/mg_symbols.hpp"
 
 namespace mg {
 
@@ -31,6 +32,25 @@ bool access_bad(Addr a, SizeT n, bool write) {
     return true;
 }
 
+// The dynamic linker's own string functions (strlen, strcmp, memcpy, ... on
+// the paths and names it keeps in heap blocks) read a word or a vector at a
+// time, aligned or not, and test up to four per iteration, so they read up
+// to a loop's worth past the one that held the terminator. With its symbols
+// the preload replaces them (mg_strmem.c); a stripped ld.so (Debian's,
+// Ubuntu's) has none to redirect. So a load of 8, 16 or 32 bytes from the
+// loader's code is no error when an addressable byte lies less than four
+// loads' size before its end: the word-at-a-time pattern, as
+// --partial-loads-ok treats aligned words. Writes, reads inside a freed
+// block and reads further away stay errors; the program's own strlen is
+// libc's, replaced byte by byte.
+bool loader_word_read(Addr a, SizeT n) {
+    if (!clo.partial_loads_ok || (n != 8 && n != 16 && n != 32)) return false;
+    Addr bad;
+    for (Addr b = a >= 4 * n ? a - 4 * n : 0; b < a + n; ++b)
+        if (!abits_first_bad(b, 1, &bad)) return in_loader(VG_(get_IP)(VG_(get_running_tid)()));
+    return false;
+}
+
 // The slow path: the exact check, the error.
 void access_slow(Addr a, UWord how) {
     SizeT n = how & 0xffff;
@@ -39,7 +59,7 @@ void access_slow(Addr a, UWord how) {
         if (access_bad(a, n, false)) report_access_error(VG_(get_running_tid)(), a, n, false);
         write = true;
     }
-    if (!access_bad(a, n, write)) return;
+    if (!access_bad(a, n, write) || (!write && loader_word_read(a, n))) return;
     report_access_error(VG_(get_running_tid)(), a, n, write);
     if (write) heap_guard_write(a, n); // after the description, before the write
 }
