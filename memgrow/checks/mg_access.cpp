@@ -34,19 +34,20 @@ bool access_bad(Addr a, SizeT n, bool write) {
 
 // The dynamic linker's own string functions (strlen, strcmp, memcpy, ... on
 // the paths and names it keeps in heap blocks) read a word or a vector at a
-// time, aligned or not, and test up to four per iteration, so they read up
-// to a loop's worth past the one that held the terminator. With its symbols
-// the preload replaces them (mg_strmem.c); a stripped ld.so (Debian's,
-// Ubuntu's) has none to redirect. So a load of 8, 16 or 32 bytes from the
-// loader's code is no error when an addressable byte lies less than four
-// loads' size before its end: the word-at-a-time pattern, as
-// --partial-loads-ok treats aligned words. Writes, reads inside a freed
-// block and reads further away stay errors; the program's own strlen is
-// libc's, replaced byte by byte.
+// time, aligned or not: they start at the string's address rounded down to
+// up to 64 bytes and test up to four vectors per iteration, so they read
+// before a string's start and up to a loop's worth past its end. With its
+// symbols the preload replaces them (mg_strmem.c); a stripped ld.so
+// (Debian's, Ubuntu's) has none to redirect. So a load of 8, 16 or 32 bytes
+// from the loader's code is no error when an addressable byte lies within
+// four loads' size of it: the word-at-a-time pattern, as --partial-loads-ok
+// treats aligned words. Writes, reads further from any addressable byte
+// (inside a freed block, in unmapped memory) and other code's accesses stay
+// errors; the program's own strlen is libc's, replaced byte by byte.
 bool loader_word_read(Addr a, SizeT n) {
     if (!clo.partial_loads_ok || (n != 8 && n != 16 && n != 32)) return false;
     Addr bad;
-    for (Addr b = a >= 4 * n ? a - 4 * n : 0; b < a + n; ++b)
+    for (Addr b = a >= 4 * n ? a - 4 * n : 0; b < a + 5 * n; ++b)
         if (!abits_first_bad(b, 1, &bad)) return in_loader(VG_(get_IP)(VG_(get_running_tid)()));
     return false;
 }

@@ -293,6 +293,18 @@ class StrippedLoader(TestCase):
                   and "ld-linux" in (e["frames"][0]["object"] or "")]
         self.assertEqual(loader, [])
 
+    def test_sids_stripped_loader_reading_before_a_string(self):
+        # sid's CPython 3.14 starts through its own stripped ld.so (glibc
+        # 2.4x), whose string code starts at the string's address rounded
+        # down to 64 bytes: `import concurrent.futures` dlopen()s an
+        # extension and it reads 16 bytes before a heap block.
+        python = python_interpreters()["3.14"]
+        r = run([*python.argv, "-c", "import concurrent.futures"],
+                options=[*YES, "--default-suppressions=no"])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        self.assertEqual([e for e in r.report["errors"] if e["kind"] in ADDRESS_KINDS], [],
+                         r.log[-3000:])
+
     def test_the_programs_own_strlen_overflow_is_caught(self):
         # Its first frame is the preload's strlen, its caller the program's line.
         own = [e for e in self.r.report["errors"]
