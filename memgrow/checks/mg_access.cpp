@@ -6,6 +6,7 @@
 #include "intercept/mg_heap_guard.hpp"
 #include "mg_options.hpp"
 #include "pages/mg_cow.hpp"
+#include "records/mg_symbols.hpp"
 
 namespace mg {
 
@@ -31,6 +32,26 @@ bool access_bad(Addr a, SizeT n, bool write) {
     return true;
 }
 
+// The dynamic linker's own string functions (strlen, strcmp, memcpy, ... on
+// the paths and names it keeps in heap blocks) read a word or a vector at a
+// time, aligned or not: they start at the string's address rounded down to
+// up to 64 bytes and test up to four vectors per iteration, so they read
+// before a string's start and up to a loop's worth past its end. With its
+// symbols the preload replaces them (mg_strmem.c); a stripped ld.so
+// (Debian's, Ubuntu's) has none to redirect. So a load of 8, 16 or 32 bytes
+// from the loader's code is no error when an addressable byte lies within
+// four loads' size of it: the word-at-a-time pattern, as --partial-loads-ok
+// treats aligned words. Writes, reads further from any addressable byte
+// (inside a freed block, in unmapped memory) and other code's accesses stay
+// errors; the program's own strlen is libc's, replaced byte by byte.
+bool loader_word_read(Addr a, SizeT n) {
+    if (!clo.partial_loads_ok || (n != 8 && n != 16 && n != 32)) return false;
+    Addr bad;
+    for (Addr b = a >= 4 * n ? a - 4 * n : 0; b < a + 5 * n; ++b)
+        if (!abits_first_bad(b, 1, &bad)) return in_loader(VG_(get_IP)(VG_(get_running_tid)()));
+    return false;
+}
+
 // The slow path: the exact check, the error.
 void access_slow(Addr a, UWord how) {
     SizeT n = how & 0xffff;
@@ -39,7 +60,7 @@ void access_slow(Addr a, UWord how) {
         if (access_bad(a, n, false)) report_access_error(VG_(get_running_tid)(), a, n, false);
         write = true;
     }
-    if (!access_bad(a, n, write)) return;
+    if (!access_bad(a, n, write) || (!write && loader_word_read(a, n))) return;
     report_access_error(VG_(get_running_tid)(), a, n, write);
     if (write) heap_guard_write(a, n); // after the description, before the write
 }

@@ -1,5 +1,6 @@
 #include "pages/mg_mapped.hpp"
 #include "intercept/mg_device.hpp"
+#include "records/mg_symbols.hpp"
 #include "records/mg_timeline.hpp"
 extern "C" {
 #include "pub_tool_oset.h"
@@ -43,10 +44,7 @@ void remove_node(Addr start) {
 // Made by the dynamic loader (a library's bss, its own small allocations):
 // static data, not a site of the program.
 bool by_loader(ThreadId tid) {
-    Addr ip = VG_(get_IP)(tid);
-    const DebugInfo* di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ip);
-    const HChar* so = di ? VG_(DebugInfo_get_soname)(di) : nullptr;
-    return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
+    return in_loader(VG_(get_IP)(tid));
 }
 
 void map(ThreadId tid, Addr a, SizeT len) {

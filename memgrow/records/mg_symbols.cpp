@@ -230,4 +230,10 @@ void stack_place(UInt stack, DiEpoch ep, HChar* out, SizeT size) {
     VG_(snprintf)(out, size, "%s", t.text);
 }
 
+bool in_loader(Addr ip) {
+    const DebugInfo* di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ip);
+    const HChar* so = di ? VG_(DebugInfo_get_soname)(di) : nullptr;
+    return so && VG_(strncmp)(so, "ld-linux", 8) == 0;
+}
+
 } // namespace mg

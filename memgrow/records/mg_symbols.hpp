@@ -38,4 +38,8 @@ void site_title(const Site* s, HChar* out, SizeT size);
 // (the copy-on-write lines, which lead with where); "" without frames.
 void stack_place(UInt stack, DiEpoch ep, HChar* out, SizeT size);
 
+// Whether ip is in the dynamic linker's code: the object whose soname is
+// ld-linux*, which a stripped ld.so keeps (its .dynamic survives strip).
+bool in_loader(Addr ip);
+
 } // namespace mg

@@ -20,6 +20,7 @@ YES = ["--addressability=yes", "--leak-check=no"]
 FREELIST = ["--freelist-vol=10000", "--freelist-big-blocks=2000"]
 ADDRESS_KINDS = {"Addr1", "Addr2", "Addr4", "Addr8", "Addr16", "Addr32", "Addr", "Param", "User"}
 REQUESTS = "tests/regress/addr_requests.c"
+LOADER = "tests/regress/loader_strings.c"
 
 
 def line_of(path, marker):
@@ -258,6 +259,63 @@ class Suppressions(TestCase):
         self.assertIn("Addr1", kinds)
 
 
+class StrippedLoader(TestCase):
+    """A program whose interpreter is a copy of this machine's ld.so with no
+    symbols and no link to its debug file: the loader's own word-at-a-time
+    string code reads past its heap strings, and no redirection can replace
+    it. No error comes from it; the program's own strlen overflow is still
+    caught (docs/addressability.md)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="memgrow-ldso-")
+        ldso = os.path.join(cls.tmp.name, "ld-linux-x86-64.so.2")
+        subprocess.run(["cp", os.path.realpath("/lib64/ld-linux-x86-64.so.2"), ldso], check=True)
+        subprocess.run(["strip", "--strip-all", "-R", ".gnu_debuglink", "-R",
+                        ".note.gnu.build-id", ldso], check=True)
+        cls.prog = os.path.join(cls.tmp.name, "loader_strings")
+        subprocess.run(["cc", "-g", "-O0", "-o", cls.prog, os.path.join(SRC, LOADER),
+                        f"-Wl,--dynamic-linker={ldso}"], check=True)
+        # No defaults: glibc.supp must not be what hides them.
+        cls.r = run([cls.prog, "overflow"], options=[*YES, "--default-suppressions=no"])
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_runs_through_the_stripped_copy(self):
+        self.assertEqual(self.r.rc, 0, self.r.log[-3000:])
+        self.assertIn("opened ", self.r.log)
+        self.assertIn("loader_strings", self.r.report["command"][0])
+
+    def test_no_error_from_the_loader(self):
+        loader = [e for e in self.r.report["errors"] if e["frames"]
+                  and "ld-linux" in (e["frames"][0]["object"] or "")]
+        self.assertEqual(loader, [])
+
+    def test_sids_stripped_loader_reading_before_a_string(self):
+        # sid's CPython 3.14 starts through its own stripped ld.so (glibc
+        # 2.4x), whose string code starts at the string's address rounded
+        # down to 64 bytes: `import concurrent.futures` dlopen()s an
+        # extension and it reads 16 bytes before a heap block.
+        python = python_interpreters()["3.14"]
+        r = run([*python.argv, "-c", "import concurrent.futures"],
+                options=[*YES, "--default-suppressions=no"])
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+        self.assertEqual([e for e in r.report["errors"] if e["kind"] in ADDRESS_KINDS], [],
+                         r.log[-3000:])
+
+    def test_the_programs_own_strlen_overflow_is_caught(self):
+        # Its first frame is the preload's strlen, its caller the program's line.
+        own = [e for e in self.r.report["errors"]
+               if any(f"{os.path.basename(f['file'] or '')}:{f['line']}" == line_of(LOADER, "OWN_STRLEN")
+                      for f in e["frames"][:2])]
+        self.assertEqual(len(own), 1, self.r.log[-3000:])
+        self.assertEqual(own[0]["message"], "Invalid read of size 1")
+        self.assertTrue(own[0]["description"].endswith("is 0 bytes after a block of size 13 alloc'd"))
+        self.assertEqual(len(self.r.report["errors"]), 1, self.r.log[-3000:])
+
+
 class PythonExtension(TestCase):
     """A C extension's off-by-one read and use after free, called from
     Python through ctypes: the access stack has the Python lines."""
@@ -275,7 +333,7 @@ class PythonExtension(TestCase):
 
     def test_bad_access_shows_the_python_caller(self):
         # pyenv's shared 3.11, Debian's static 3.11, sid's static 3.14 (its
-        # own glibc and a stripped ld.so: glibc.supp's ld.so entries).
+        # own glibc and a stripped ld.so, whose string reads are no error).
         interpreters = python_interpreters()
         for name in ("running", "debian", "3.14"):
             with self.subTest(interpreter=name):
@@ -300,7 +358,7 @@ class PythonExtension(TestCase):
 
     def test_python_startup_is_clean(self):
         # pyenv's shared 3.11, Debian's static 3.11, sid's static 3.14 (its
-        # own glibc and a stripped ld.so: glibc.supp's ld.so entries).
+        # own glibc and a stripped ld.so, whose string reads are no error).
         interpreters = python_interpreters()
         for name in ("running", "debian", "3.14"):
             with self.subTest(interpreter=name):

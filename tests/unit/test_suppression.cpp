@@ -4,7 +4,10 @@
 #include <boost/test/included/unit_test.hpp>
 
 #include "core/suppression.hpp"
+#include "read_file.hpp"
 
+#include <deque>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -492,4 +495,109 @@ BOOST_AUTO_TEST_CASE(generate_limits_frames_to_what_parse_accepts) {
     Result r = parse_all(out.data());
     BOOST_REQUIRE(r.ok);
     BOOST_TEST(r.entries[0].lines.size() == kMaxLines);
+}
+
+// --- the shipped files on the CUDA stack's losses ----------------------------
+
+namespace {
+
+// Real stacks lost under `import torch` on an H200 (tests/unit/data/
+// cuda-import-losses.txt says where they come from and its format).
+struct LostStack {
+    std::string kind;
+    std::vector<FrameView> frames;
+};
+
+struct Fixture {
+    std::deque<std::string> strings; // stable storage for the views
+    std::vector<LostStack> stacks;
+};
+
+Fixture read_lost_stacks() {
+    Fixture fx;
+    std::istringstream in(read(MG_TEST_DATA_DIR "/cuda-import-losses.txt"));
+    std::string line;
+    auto keep = [&](const std::string& s) -> const char* {
+        if (s == "?") return nullptr;
+        return fx.strings.emplace_back(s).c_str();
+    };
+    while (std::getline(in, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        if (line.rfind("lost ", 0) == 0) {
+            fx.stacks.push_back({line.substr(5), {}});
+            continue;
+        }
+        BOOST_REQUIRE(!fx.stacks.empty() && line.size() > 2);
+        std::string rest = line.substr(2);
+        usize tab = rest.find('\t');
+        BOOST_REQUIRE(tab != std::string::npos);
+        std::string name = rest.substr(0, tab), where = rest.substr(tab + 1);
+        if (line[0] == 'p') {
+            usize colon = where.rfind(':');
+            fx.stacks.back().frames.push_back(
+                py(keep(name), keep(where.substr(0, colon)),
+                   static_cast<u32>(std::stoul(where.substr(colon + 1)))));
+        } else {
+            fx.stacks.back().frames.push_back(
+                FrameView{keep(name), nullptr, 0, keep(where), false});
+        }
+    }
+    return fx;
+}
+
+// Every memgrow:Leaked entry of the shipped files (memgrow-default.supp).
+std::vector<Supp> shipped_leak_suppressions() {
+    std::vector<Supp> out;
+    for (const char* file : {"glibc.supp", "numpy.supp", "cuda.supp", "pybind11.supp"}) {
+        Result r = parse_all(read(std::string(MG_TEST_DATA_DIR "/../../../suppressions/") + file));
+        BOOST_REQUIRE_MESSAGE(r.ok, file);
+        for (const Parsed& p : r.entries) {
+            if (p.kind == "Leaked") out.push_back(Supp{p.patterns, p.lines});
+        }
+    }
+    // The lines point into the patterns where they finally live.
+    for (Supp& s : out)
+        for (usize i = 0; i < s.lines.size(); ++i)
+            s.lines[i].pattern =
+                s.lines[i].kind == LineKind::ellipsis ? nullptr : s.patterns[i].c_str();
+    return out;
+}
+
+bool suppressed(const std::vector<Supp>& supps, const std::vector<FrameView>& frames) {
+    for (const Supp& s : supps)
+        if (match(s, frames)) return true;
+    return false;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(shipped_files_suppress_the_cuda_stacks_own_losses) {
+    Fixture fx = read_lost_stacks();
+    std::vector<Supp> supps = shipped_leak_suppressions();
+    BOOST_REQUIRE(fx.stacks.size() >= 20);
+    for (usize i = 0; i < fx.stacks.size(); ++i)
+        BOOST_TEST_CONTEXT("stack " << i + 1 << " (" << fx.stacks[i].kind << ")") {
+            BOOST_TEST(suppressed(supps, fx.stacks[i].frames));
+        }
+}
+
+BOOST_AUTO_TEST_CASE(shipped_files_keep_the_programs_own_leak_under_the_same_import) {
+    Fixture fx = read_lost_stacks();
+    std::vector<Supp> supps = shipped_leak_suppressions();
+    const FrameView own = fn("leak_request", nullptr, 0, "/srv/app/libservice.so");
+    const FrameView call = fn("_PyObject_MakeTpCall", nullptr, 0, "/usr/bin/python3.12");
+    const FrameView dispatch =
+        fn("pybind11::cpp_function::dispatcher(_object*, _object*, _object*)", nullptr, 0,
+           "/venv/site-packages/torch/lib/libtorch_python.so");
+    for (usize i = 0; i < fx.stacks.size(); ++i) {
+        // The same import (its Python frames) with the program's code innermost,
+        // called straight from Python or through a pybind11 binding.
+        std::vector<FrameView> direct{own, call}, bound{own, dispatch, call};
+        for (const FrameView& f : fx.stacks[i].frames)
+            if (f.python) direct.push_back(f), bound.push_back(f);
+        BOOST_TEST_CONTEXT("stack " << i + 1) {
+            BOOST_TEST(!suppressed(supps, direct));
+            BOOST_TEST(!suppressed(supps, bound));
+        }
+    }
 }
