@@ -262,7 +262,9 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
         return;
     }
     if (VG_(get_datasym_and_offset)(VG_(current_DiEpoch)(), a, &name, &off) && name) {
-        VG_(snprintf)(buf, size, "%s", name);
+        const HChar* shown = name; // a C++ global as the program writes it
+        VG_(demangle)(True, False, name, &shown);
+        VG_(snprintf)(buf, size, "%s", shown);
         return;
     }
     if (leak_scan_thread_storage(a, &st)) {
@@ -270,11 +272,15 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
         VG_(snprintf)(buf, size, "the thread-local storage of thread %u", st->tid);
         return;
     }
+    // An object's static data without a symbol: its file-backed data, or
+    // the anonymous mapping that holds the rest of its .bss.
+    const HChar* file = nullptr;
+    if (VG_(DebugInfo_sect_kind)(&file, a) == Vg_SectUnknown) file = nullptr;
     const NSegment* seg = VG_(am_find_nsegment)(a);
-    if (seg && seg->kind == SkFileC) {
-        const HChar* file = VG_(am_get_filename)(seg);
-        const HChar* slash = file ? VG_(strrchr)(file, '/') : nullptr;
-        VG_(snprintf)(buf, size, "static data of %s", slash ? slash + 1 : file ? file : "?");
+    if (!file && seg && seg->kind == SkFileC) file = VG_(am_get_filename)(seg);
+    if (file) {
+        const HChar* slash = VG_(strrchr)(file, '/');
+        VG_(snprintf)(buf, size, "static data of %s", slash ? slash + 1 : file);
         return;
     }
     *kind = RootKind::mapped;
