@@ -9,6 +9,7 @@
 #include "records/mg_symbols.hpp"
 #include "records/mg_timeline.hpp"
 #include "core/format.hpp"
+#include "core/py_user.hpp"
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
 #include "pages/mg_cow.hpp"
@@ -163,8 +164,7 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
     const HChar *fn, *file;
     Int line;
     python_site_headline(ps, &fn, &file, &line);
-    const HChar* slash = file ? VG_(strrchr)(file, '/') : nullptr;
-    if (slash) file = slash + 1; // the whole path is in the stack below
+    if (file) file = shown_file(file); // the whole path is in the stack below
     VG_(umsg)
     ("%s %llu of %llu: %s (%s:%d), %s in %'llu blocks, %s B per %s\n", cls,
      static_cast<ULong>(rank), of, LogText(fn ? fn : "???").c_str(),
@@ -406,12 +406,8 @@ void print_holder_findings(const Analysis& a) {
                 const HChar *fn, *file;
                 Int line;
                 python_site_headline(a.py->sites[s.id], &fn, &file, &line);
-                const HChar* slash = file ? VG_(strrchr)(file, '/') : nullptr;
                 VG_(snprintf)
-                (title, sizeof title, "%s (%s:%d)", fn ? fn : "???",
-                 slash  ? slash + 1
-                 : file ? file
-                        : "?",
+                (title, sizeof title, "%s (%s:%d)", fn ? fn : "???", file ? shown_file(file) : "?",
                  line);
             } else {
                 site_title(SiteView(s.id), title, sizeof title);
