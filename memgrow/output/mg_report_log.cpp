@@ -377,13 +377,14 @@ static void print_config_warnings(const Analysis& a) {
     mark_at_print_warnings();
 }
 
-// The holders of growing memory lead: one finding per holder, the sites it
-// keeps beneath (docs/holders.md).
-void print_holder_findings(const Analysis& a) {
-    const UInt* order;
-    UInt n = holder_findings_growing(&order), n_all;
+// The holders of growing memory lead, then the plateau ones (the --top
+// largest): one finding per holder, the sites it keeps beneath, in the words
+// and numbers of `memgrow-report show` (docs/holders.md).
+void print_holder_class(const Analysis& a, const HChar* cls, const UInt* order, UInt n,
+                        UInt shown) {
+    UInt n_all;
     const Holder* all = holders_all(&n_all);
-    for (UInt k = 0; k < n; ++k) {
+    for (UInt k = 0; k < n && k < shown; ++k) {
         const Holder& h = all[order[k]];
         const HolderFinding& f = *holder_finding(order[k]);
         HChar what[160], bytes[48], rate[kDecimalBuf];
@@ -395,7 +396,7 @@ void print_holder_findings(const Analysis& a) {
         human_bytes(f.live_bytes, bytes);
         format_decimal(f.growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
         VG_(umsg)
-        ("GROWING %u of %u: %s (%s) keeps %s in %'u site%s, %s B per %s\n", k + 1, n,
+        ("%s HOLDER %u of %u: %s (%s) keeps %s in %'u site%s, %s B per %s\n", cls, k + 1, n,
          LogText(h.path).c_str(), what, bytes, f.n_sites, f.n_sites == 1 ? "" : "s", rate,
          unit_name(clo.time_unit, false));
         for (UInt i = 0; i < f.n_top; ++i) {
@@ -417,6 +418,14 @@ void print_holder_findings(const Analysis& a) {
         if (f.n_sites > f.n_top) VG_(umsg)("   and %'u more sites\n", f.n_sites - f.n_top);
         VG_(umsg)("\n");
     }
+}
+
+void print_holder_findings(const Analysis& a) {
+    const UInt* order;
+    UInt n = holder_findings_growing(&order);
+    print_holder_class(a, "GROWING", order, n, n);
+    n = holder_findings_plateau(&order);
+    print_holder_class(a, "PLATEAU", order, n, static_cast<UInt>(clo.top));
 }
 
 void print_summary(const Analysis& a) {
