@@ -165,8 +165,8 @@ class OneFindingPerHolder(TestCase):
                 kept = [ps for ps in r.report["python_sites"] if ps["class"] == "growing"
                         and ps["held_by"][0]["path"] == "__main__.errors"]
                 self.assertGreaterEqual(len(kept), 4)
-                self.assertRegex(r.log, r"GROWING HOLDER 1 of 1: __main__\.errors \(list, 15,000 items, "
-                                        r"no bound\) keeps [\d.]+ MB in \d sites")
+                self.assertRegex(r.log, r"GROWING HOLDER 1 of 1: __main__\.errors \(list, 15,000 "
+                                        r"items, no bound\) keeps [\d.]+ MB in \d sites")
 
     def test_growth_spread_thin_is_its_holders(self):
         for name, runs in self.runs.items():
@@ -176,8 +176,8 @@ class OneFindingPerHolder(TestCase):
                 self.assertEqual((h["class"], h["length"]), ("growing", 10000), h)
                 self.assertGreater(h["n_sites"], 1000)
                 self.assertGreater(h["live_bytes"], 500_000)
-                self.assertRegex(r.log, r"GROWING HOLDER \d+ of \d+: __main__\.KEPT \(list, 10,000 items, "
-                                        r"no bound\) keeps [\d.]+ kB in [\d,]+ sites")
+                self.assertRegex(r.log, r"GROWING HOLDER \d+ of \d+: __main__\.KEPT \(list, 10,000 "
+                                        r"items, no bound\) keeps [\d.]+ kB in [\d,]+ sites")
 
 
 class HoldersThatReadTheSame(TestCase):

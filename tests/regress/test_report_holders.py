@@ -119,8 +119,8 @@ class ReportHolders(TestCase):
         self.assertTrue(heading, p.stdout)
         self.assertEqual(int(heading.group(2)), s["id"])
         self.assertRegex(p.stdout, r"\nLEAKED HOLDER 1 of 1: lost block from lose_list "
-                                   rf"\(holders_native\.c:{line('LOST_HERE')}\) \(heap\) keeps 2\.4 "
-                                   r"kB in 1 site(, [^\n]*)?\n")
+                                   rf"\(holders_native\.c:{line('LOST_HERE')}\) \(heap\) "
+                                   r"keeps 2\.4 kB in 1 site(, [^\n]*)?\n")
         # The holders lead, the sites follow with their own lines.
         self.assertLess(p.stdout.index(" HOLDER 1 of "), p.stdout.index("\nGROWING 1 of "))
 
