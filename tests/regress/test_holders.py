@@ -165,7 +165,7 @@ class CountsAreNoBoundOnBytes(TestCase):
         self.assertEqual((s["class"], s["live_blocks"]), ("growing", 4), s["growth"])
         self.assertIsNone(s["growth"].get("bound"))
         self.assertEqual(s["held_by"][0]["path"], "conn_buf")
-        self.assertRegex(r.log, r"GROWING HOLDER 1 of 1: on_data \(conn_bufs\.c:\d+\)")
+        self.assertRegex(r.log, r"GROWING 1 of 1: on_data \(conn_bufs\.c:\d+\)")
         (h,) = [h for h in r.report["holders"] if h["path"] == "conn_buf"]
         self.assertEqual(h["class"], "growing", h)
 
