@@ -59,6 +59,16 @@ inline bool blocks_grew(u64 live_bytes, u64 live_blocks, u64 allocated_bytes,
                static_cast<double>(allocated_blocks);
 }
 
+// Whether a holder's path is inside another's (`errors[*]` or `LOG._recent`
+// in `errors`, `LOG`): a growing holder inside a growing one is part of its
+// growth, a plateau one inside a growing or a bounded one part of its
+// finding (the log, `show` and the HTML count them alike).
+inline bool path_inside(const char* path, const char* outer) {
+    while (*outer && *path == *outer)
+        ++path, ++outer;
+    return !*outer && (*path == '[' || *path == '.' || *path == '{');
+}
+
 inline bool holder_bounded(const HeldShare& h) {
     return h.bound > 0 && h.length >= 0 && h.length <= h.bound;
 }

@@ -30,4 +30,33 @@ inline bool python_library_file(const char* file) {
            contains(file, "/lib/python3") || contains(file, "/lib64/python3");
 }
 
+// A source file as a person finds it, in every view of a frame (the JSON
+// keeps the full path): under an installed package's or a standard
+// library's directory, the path from there (`torch/__init__.py`,
+// `ctypes/__init__.py`, `json/decoder.py`); anything else by its last
+// component (`service.py`, `server.c`). Points into path.
+inline const char* shown_file(const char* path) {
+    const char* const roots[] = {"/site-packages/", "/dist-packages/", "/lib/python3",
+                                 "/lib64/python3"};
+    const char* base = path;
+    for (const char* p = path; *p; ++p)
+        if (*p == '/') base = p + 1;
+    const char* from = nullptr; // past the last library directory in the path
+    for (const char* root : roots) {
+        for (const char* s = path; *s; ++s) {
+            const char *a = s, *b = root;
+            while (*a && *b && *a == *b)
+                ++a, ++b;
+            if (*b) continue;
+            // lib/python3.X/: past the version's directory too
+            if (a[-1] != '/')
+                while (*a && *a != '/')
+                    ++a;
+            if (*a == '/') ++a;
+            if (!from || a > from) from = a;
+        }
+    }
+    return from && *from && from <= base ? from : base;
+}
+
 } // namespace mg

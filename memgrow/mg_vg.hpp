@@ -44,6 +44,10 @@ extern "C" {
 extern "C" const HChar* VG_(strerror)(UWord errnum);
 extern "C" Addr* VG_(get_ExeContext_StackTrace)(const ExeContext* e);
 extern "C" Bool VG_(clo_read_inline_info);
+// The core's demangler (C++ names, as in stack traces); *result is valid
+// until its next call.
+extern "C" void VG_(demangle)(Bool do_cxx_demangling, Bool do_z_demangling, const HChar* orig,
+                              const HChar** result);
 // The core's suppression files (--suppressions, default.supp) and options
 // it owns: memgrow adds its shipped files to the list and matches its class
 // suppressions itself (Python frames are not in the core's stacks).

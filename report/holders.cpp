@@ -1,8 +1,10 @@
 // How holders read in every view (report/holders.hpp).
 #include "report/holders.hpp"
 
+#include "core/holder_rule.hpp"
 #include "report/text.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
@@ -66,6 +68,16 @@ std::int64_t bytes_held(const Report& r, const Site& s, const Holder& h) {
     for (const HeldBy& b : held_by(r, s))
         if (b.holder ? *b.holder == h.id : b.path == h.path) return b.bytes;
     return s.live_bytes;
+}
+
+bool part_of_holder_finding(const Report& r, const Holder& h) {
+    if (h.cls != SiteClass::growing && h.cls != SiteClass::plateau) return false;
+    return std::any_of(r.holders.begin(), r.holders.end(), [&](const Holder& outer) {
+        bool finding = outer.cls == SiteClass::growing ||
+                       (h.cls == SiteClass::plateau && outer.cls == SiteClass::plateau &&
+                        outer.bound.has_value());
+        return &outer != &h && finding && path_inside(h.path.c_str(), outer.path.c_str());
+    });
 }
 
 } // namespace mg::report

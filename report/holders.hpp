@@ -40,4 +40,9 @@ std::string holder_path_key(const std::string& path);
 // holder (by id, else by path), else all its live bytes.
 std::int64_t bytes_held(const Report& r, const Site& s, const Holder& h);
 
+// Whether a holder is part of another's finding, as in the log: a growing
+// one inside a growing one (`errors[*]` in `errors`), a plateau one inside
+// a growing or a bounded one (core/holder_rule.hpp's path_inside).
+bool part_of_holder_finding(const Report& r, const Holder& h);
+
 } // namespace mg::report

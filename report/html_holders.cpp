@@ -61,7 +61,7 @@ void holders_section(std::string& out, const Report& r, const std::string& rid,
     for (SiteClass c : {SiteClass::leaked, SiteClass::growing, SiteClass::plateau}) {
         std::vector<const Holder*> of_class;
         for (const Holder& h : r.holders)
-            if (h.cls == c) of_class.push_back(&h);
+            if (h.cls == c && !part_of_holder_finding(r, h)) of_class.push_back(&h);
         problems += of_class.size();
         std::stable_sort(of_class.begin(), of_class.end(),
                          [](const Holder* a, const Holder* b) { return a->bytes > b->bytes; });
@@ -102,16 +102,21 @@ void holders_section(std::string& out, const Report& r, const std::string& rid,
                            rid, s.python ? "py" : "", s.id, class_name(s.cls), class_name(s.cls),
                            markup_escape(site_title(s)), with_commas(bytes_held(r, s, *h)));
         }
-        if (sites.size() > o.top)
-            list += fmt::format("<li class=\"muted\">&hellip; {} more</li>", sites.size() - o.top);
+        // The log's and show's numbers: its share of its sites' live bytes,
+        // in all the sites it keeps (older reports: what the scan found).
+        std::int64_t keeps = h->live_bytes.value_or(h->bytes);
+        std::size_t n_sites = h->n_sites ? static_cast<std::size_t>(*h->n_sites) : sites.size();
+        std::size_t listed = std::min(o.top, sites.size());
+        if (n_sites > listed)
+            list += fmt::format("<li class=\"muted\">&hellip; {} more</li>", n_sites - listed);
         fmt::format_to(it,
                        "<tr data-holder=\"{}\"><td><span class=\"cls {}\">{}</span></td>"
                        "<td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"
                        "<td data-v=\"{}\">{}</td><td><ul class=\"holder-sites\">{}</ul></td>"
                        "</tr>\n",
-                       h->id, class_name(h->cls), class_name(h->cls), chain_html(*h), h->bytes,
-                       with_commas(h->bytes), h->blocks, with_commas(h->blocks),
-                       h->rate.value_or(0), h->rate ? fmt::format("{:+.4g}", *h->rate) : "", list);
+                       h->id, class_name(h->cls), class_name(h->cls), chain_html(*h), keeps,
+                       with_commas(keeps), h->blocks, with_commas(h->blocks), h->rate.value_or(0),
+                       h->rate ? fmt::format("{:+.4g}", *h->rate) : "", list);
     }
     out += "</tbody></table>\n";
 }

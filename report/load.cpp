@@ -343,6 +343,9 @@ class Reader {
             if (const json* n = member(h, "blocks")) o.blocks = count(*n, at + "/blocks");
             if (const json* n = member(h, "rate"); n && !n->is_null())
                 o.rate = number(*n, at + "/rate");
+            if (const json* n = member(h, "live_bytes"))
+                o.live_bytes = count(*n, at + "/live_bytes");
+            if (const json* n = member(h, "n_sites")) o.n_sites = count(*n, at + "/n_sites");
             const json* ids = member(h, "sites");
             if (ids && !ids->is_number_integer()) o.sites = integers(*ids, at + "/sites");
             if (const json* py = member(h, "python_sites"))

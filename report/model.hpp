@@ -293,6 +293,9 @@ struct Holder : HolderName {
     std::int64_t bytes = 0, blocks = 0;
     std::optional<double> rate;                    // its bytes' growth per clock unit
     std::vector<std::int64_t> sites, python_sites; // the ids of the sites it keeps
+    // Its share of its sites' live bytes, and how many sites it keeps (the
+    // report lists the largest): what the log's finding says.
+    std::optional<std::int64_t> live_bytes, n_sites;
 };
 
 struct Lost {

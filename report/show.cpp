@@ -158,7 +158,8 @@ void print_holders(std::string& out, const Report& r, const ShowOptions& o,
         std::stable_sort(sites.begin(), sites.end(), [&](const Site* a, const Site* b) {
             return bytes_held(r, *a, h) > bytes_held(r, *b, h);
         });
-        if (!sites.empty()) by_class[3 - static_cast<int>(h.cls)].emplace_back(&h, sites);
+        if (!sites.empty() && !part_of_holder_finding(r, h))
+            by_class[3 - static_cast<int>(h.cls)].emplace_back(&h, sites);
     }
     for (auto& list : by_class)
         std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
@@ -169,13 +170,17 @@ void print_holders(std::string& out, const Report& r, const ShowOptions& o,
         const auto& list = by_class[c];
         for (std::size_t i = 0; i < std::min(o.top, list.size()); ++i) {
             const auto& [h, sites] = list[i];
-            fmt::format_to(it, "\n{} HOLDER {} of {}: {} keeps {} bytes in {} blocks, {} site{}",
+            // The log's words and numbers: its share of its sites' live
+            // bytes, in all the sites it keeps (older reports: what it held
+            // at the scan, in the sites listed).
+            std::size_t n_sites = h->n_sites ? static_cast<std::size_t>(*h->n_sites) : sites.size();
+            fmt::format_to(it, "\n{} HOLDER {} of {}: {} keeps {} in {} site{}",
                            upper(class_name(order[c])), with_commas(i + 1),
                            with_commas(list.size()), terminal_text(holder_words(*h)),
-                           with_commas(h->bytes), with_commas(h->blocks), with_commas(sites.size()),
-                           sites.size() == 1 ? "" : "s");
+                           human_bytes(h->live_bytes ? *h->live_bytes : h->bytes),
+                           with_commas(n_sites), n_sites == 1 ? "" : "s");
             if (h->rate)
-                fmt::format_to(it, ", {} bytes per {}", rate_text(*h->rate),
+                fmt::format_to(it, ", {} B per {}", rate_text(*h->rate),
                                terminal_text(clock_unit(r.time_unit)));
             out += "\n";
             for (std::size_t k = 0; k < std::min(o.top, sites.size()); ++k) {

@@ -8,6 +8,7 @@
 // (truncating would merge the caller that leaks with the one that does not).
 #pragma once
 
+#include "core/py_user.hpp"
 #include "report/model.hpp"
 
 #include <string>
@@ -21,12 +22,13 @@ inline std::string base_name(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// "function (file:line)" with the file's directory dropped; what a person
-// reads and what the key is made of.
+// "function (file:line)" with the file as a person finds it
+// (core/py_user.hpp's shown_file); what a person reads and what the key is
+// made of.
 inline std::string frame_label(const Frame& f) {
     std::string out = f.function ? *f.function : "???";
     if (f.file) {
-        out += " (" + base_name(*f.file);
+        out += " (" + std::string(shown_file(f.file->c_str()));
         if (f.line) out += ":" + std::to_string(*f.line);
         out += ")";
     } else if (f.object) {

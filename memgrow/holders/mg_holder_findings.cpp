@@ -17,6 +17,8 @@ UInt* first_alike; // by holder index: the first holder that reads the same
 const Holder* all;
 UInt* growing; // holder indexes, largest growth first
 UInt n_growing;
+UInt* plateau; // holder indexes, most live bytes first
+UInt n_plateau;
 
 struct Gather {
     Held* out;
@@ -67,6 +69,13 @@ void fold_alike() {
     VG_(free)(order);
 }
 
+Int by_live_bytes(const void* x, const void* y) {
+    ULong a = findings[*static_cast<const UInt*>(x)].live_bytes;
+    ULong b = findings[*static_cast<const UInt*>(y)].live_bytes;
+    if (a != b) return a > b ? -1 : 1;
+    return *static_cast<const UInt*>(x) < *static_cast<const UInt*>(y) ? -1 : 1;
+}
+
 Int by_growth(const void* x, const void* y) {
     double a = findings[*static_cast<const UInt*>(x)].growth.rate;
     double b = findings[*static_cast<const UInt*>(y)].growth.rate;
@@ -81,6 +90,9 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
     f->live_bytes = 0;
     ULong steady = 0;  // of live_bytes, those of sites whose blocks keep their size
     ULong growing = 0; // of live_bytes, those of growing sites
+    ULong bounded = 0; // of live_bytes, those of sites a bounded holder made a plateau
+    ULong largest_bounded = 0;
+    Growth bounded_growth; // the largest of those sites'
     double growing_rate = 0;
     auto* sites =
         static_cast<HolderSite*>(VG_(malloc)("mg.findings.sites", (n + 1) * sizeof(HolderSite)));
@@ -101,6 +113,11 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
         if (a.growth[h.site].cls == SiteClass::growing)
             growing += live, growing_rate += share * a.growth[h.site].rate;
         UInt ps = a.py ? a.py->of_site[h.site] : kNoPySite;
+        const Growth& g = ps != kNoPySite ? a.py->growth[ps] : a.growth[h.site];
+        if (g.cls == SiteClass::plateau && VG_(strcmp)(g.rule, "bounded holder") == 0) {
+            bounded += live;
+            if (live >= largest_bounded) largest_bounded = live, bounded_growth = g;
+        }
         sites[n_sites++] =
             ps != kNoPySite ? HolderSite{ps, true, h.bytes} : HolderSite{h.site, false, h.bytes};
     }
@@ -137,7 +154,12 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
     HeldShare whole{steady, holder.length,
                     holder.type || array_bounds(holder.bound, holder.length) ? holder.bound : -1};
     BoundedVerdict v = bounded_verdict(&whole, 1, f->live_bytes);
-    if (v.bounded && f->growth.cls == SiteClass::growing) {
+    if (f->growth.cls == SiteClass::growing &&
+        static_cast<double>(bounded) >= kBoundedShare * static_cast<double>(f->live_bytes)) {
+        // Parts of what a bounded holder holds (some of its records, reached
+        // through each other): they rose as its sites did, within its bound.
+        f->growth = bounded_growth;
+    } else if (v.bounded && f->growth.cls == SiteClass::growing) {
         f->growth.cls = SiteClass::plateau;
         f->growth.rule = "bounded holder";
         f->growth.bound = v.bound, f->growth.fill = v.fill, f->growth.bound_bytes = v.bound_bytes;
@@ -185,17 +207,30 @@ void holder_findings_build(const Analysis& a) {
     // growth: its finding is the outer one's.
     UInt m = 0;
     for (UInt i = 0; i < n_growing; ++i) {
-        const HChar* path = holders[growing[i]].path;
         bool inside = false;
-        for (UInt j = 0; j < n_growing && !inside; ++j) {
-            const HChar* outer = holders[growing[j]].path;
-            SizeT len = VG_(strlen)(outer);
-            inside = j != i && VG_(strncmp)(path, outer, len) == 0 &&
-                     (path[len] == '[' || path[len] == '.' || path[len] == '{');
-        }
+        for (UInt j = 0; j < n_growing && !inside; ++j)
+            inside = j != i && path_inside(holders[growing[i]].path, holders[growing[j]].path);
         if (!inside) growing[m++] = growing[i];
     }
     n_growing = m;
+    plateau = static_cast<UInt*>(VG_(malloc)("mg.findings", (n_findings + 1) * sizeof(UInt)));
+    for (UInt h = 0; h < n_findings; ++h)
+        if (findings[h].growth.cls == SiteClass::plateau && findings[h].n_sites)
+            plateau[n_plateau++] = h;
+    VG_(ssort)(plateau, n_plateau, sizeof(UInt), by_live_bytes);
+    // A plateau holder inside a growing or a bounded one is part of its
+    // finding (a module's namespace holds every global: no bound).
+    m = 0;
+    for (UInt i = 0; i < n_plateau; ++i) {
+        bool inside = false;
+        for (UInt j = 0; j < n_plateau && !inside; ++j)
+            inside = j != i && holders[plateau[j]].bound >= 0 &&
+                     path_inside(holders[plateau[i]].path, holders[plateau[j]].path);
+        for (UInt j = 0; j < n_growing && !inside; ++j)
+            inside = path_inside(holders[plateau[i]].path, holders[growing[j]].path);
+        if (!inside) plateau[m++] = plateau[i];
+    }
+    n_plateau = m;
 }
 
 const HolderFinding* holder_finding(UInt holder) {
@@ -207,12 +242,18 @@ UInt holder_findings_growing(const UInt** order) {
     return n_growing;
 }
 
+UInt holder_findings_plateau(const UInt** order) {
+    *order = plateau;
+    return n_plateau;
+}
+
 void holder_findings_release() {
     if (findings) VG_(free)(findings);
     if (growing) VG_(free)(growing);
+    if (plateau) VG_(free)(plateau);
     if (first_alike) VG_(free)(first_alike);
-    findings = nullptr, growing = nullptr, first_alike = nullptr;
-    n_findings = n_growing = 0;
+    findings = nullptr, growing = nullptr, plateau = nullptr, first_alike = nullptr;
+    n_findings = n_growing = n_plateau = 0;
 }
 
 } // namespace mg

@@ -33,6 +33,9 @@ const HolderFinding* holder_finding(UInt holder);
 // The holders whose series grows, largest growth first; into a buffer valid
 // until the next build.
 UInt holder_findings_growing(const UInt** order);
+// The holders whose series is a plateau (a bounded holder's too), most live
+// bytes first.
+UInt holder_findings_plateau(const UInt** order);
 void holder_findings_release();
 
 } // namespace mg

@@ -262,7 +262,9 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
         return;
     }
     if (VG_(get_datasym_and_offset)(VG_(current_DiEpoch)(), a, &name, &off) && name) {
-        VG_(snprintf)(buf, size, "%s", name);
+        const HChar* shown = name; // a C++ global as the program writes it
+        VG_(demangle)(True, False, name, &shown);
+        VG_(snprintf)(buf, size, "%s", shown);
         return;
     }
     if (leak_scan_thread_storage(a, &st)) {
@@ -270,11 +272,15 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
         VG_(snprintf)(buf, size, "the thread-local storage of thread %u", st->tid);
         return;
     }
+    // An object's static data without a symbol: its file-backed data, or
+    // the anonymous mapping that holds the rest of its .bss.
+    const HChar* file = nullptr;
+    if (VG_(DebugInfo_sect_kind)(&file, a) == Vg_SectUnknown) file = nullptr;
     const NSegment* seg = VG_(am_find_nsegment)(a);
-    if (seg && seg->kind == SkFileC) {
-        const HChar* file = VG_(am_get_filename)(seg);
-        const HChar* slash = file ? VG_(strrchr)(file, '/') : nullptr;
-        VG_(snprintf)(buf, size, "static data of %s", slash ? slash + 1 : file ? file : "?");
+    if (!file && seg && seg->kind == SkFileC) file = VG_(am_get_filename)(seg);
+    if (file) {
+        const HChar* slash = VG_(strrchr)(file, '/');
+        VG_(snprintf)(buf, size, "static data of %s", slash ? slash + 1 : file);
         return;
     }
     *kind = RootKind::mapped;
@@ -467,8 +473,10 @@ void spread_candidates(ULong* keys, UInt* n) {
 }
 
 // The bounded-holder rule's verdict on one site's (or Python site's) run of
-// entries.
-BoundedVerdict verdict_of(const Entry* e, UInt n, ULong whole) {
+// entries. device: the site's blocks are device memory, which only a typed
+// container bounds (a deque of tensors bounds their device blocks; a native
+// array of device addresses is a list of handles, not a bound).
+BoundedVerdict verdict_of(const Entry* e, UInt n, ULong whole, bool device) {
     constexpr UInt kMaxShares = 64;
     HeldShare shares[kMaxShares];
     UInt k = 0;
@@ -479,7 +487,7 @@ BoundedVerdict verdict_of(const Entry* e, UInt n, ULong whole) {
         // A native array bounds only what it points at directly; the rest
         // it holds counts as unbounded; and only an array bounds.
         bool typed = holders[h].type != nullptr;
-        if (!typed && !array_bounds(holders[h].bound, holders[h].length)) continue;
+        if (!typed && (device || !array_bounds(holders[h].bound, holders[h].length))) continue;
         shares[k++] =
             HeldShare{typed ? e[i].bytes : e[i].direct, holders[h].length, holders[h].bound};
     }
@@ -511,13 +519,14 @@ namespace {
 void bounded_holder_rule(Analysis* a) {
     for (UInt s = 0; s < n_sites; ++s) {
         UInt first = site_first[s], end = site_first[s + 1];
-        // Device memory is the driver's: a host array of its addresses is a
-        // list of handles, not what bounds it.
-        if (first == end || a->growth[s].cls != SiteClass::growing ||
-            SiteView(s)->space != Space::host || site_blocks_grew(s))
+        Space space = SiteView(s)->space;
+        if (first == end || a->growth[s].cls != SiteClass::growing || space == Space::mapped ||
+            site_blocks_grew(s))
             continue;
         Growth g = a->growth[s];
-        if (!apply_verdict(verdict_of(entries + first, end - first, holders_site_bytes(s)), &g))
+        if (!apply_verdict(verdict_of(entries + first, end - first, holders_site_bytes(s),
+                                      space_on_device(space)),
+                           &g))
             continue;
         a->growth.set(s, g);
         a->growth_class[s] = SiteClass::plateau;
@@ -622,9 +631,10 @@ void python_site_holders(const Analysis& a) {
             ++end;
         PySite* p = a.py->sites[ps];
         Growth g = a.py->growth[ps];
-        if (p->space == Space::host &&
+        if (p->space != Space::mapped &&
             !blocks_grew(p->live_bytes, p->live_blocks, p->allocated_bytes, p->allocated_blocks) &&
-            apply_verdict(verdict_of(e + i, end - i, py_bytes[ps]), &g)) {
+            apply_verdict(verdict_of(e + i, end - i, py_bytes[ps], space_on_device(p->space)),
+                          &g)) {
             a.py->growth.set(ps, g);
             p->cls = p->history = SiteClass::plateau;
             a.py->in_class[static_cast<UInt>(SiteClass::growing)]--;

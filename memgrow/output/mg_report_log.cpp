@@ -10,6 +10,7 @@
 #include "records/mg_symbols.hpp"
 #include "records/mg_timeline.hpp"
 #include "core/format.hpp"
+#include "core/py_user.hpp"
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
 #include "pages/mg_cow.hpp"
@@ -164,8 +165,7 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
     const HChar *fn, *file;
     Int line;
     python_site_headline(ps, &fn, &file, &line);
-    const HChar* slash = file ? VG_(strrchr)(file, '/') : nullptr;
-    if (slash) file = slash + 1; // the whole path is in the stack below
+    if (file) file = shown_file(file); // the whole path is in the stack below
     VG_(umsg)
     ("%s %llu of %llu: %s (%s:%d), %s in %'llu blocks, %s B per %s\n", cls,
      static_cast<ULong>(rank), of, LogText(fn ? fn : "???").c_str(),
@@ -379,13 +379,14 @@ static void print_config_warnings(const Analysis& a) {
     mark_at_print_warnings();
 }
 
-// The holders of growing memory lead: one finding per holder, the sites it
-// keeps beneath (docs/holders.md).
-void print_holder_findings(const Analysis& a) {
-    const UInt* order;
-    UInt n = holder_findings_growing(&order), n_all;
+// The holders of growing memory lead, then the plateau ones (the --top
+// largest): one finding per holder, the sites it keeps beneath, in the words
+// and numbers of `memgrow-report show` (docs/holders.md).
+void print_holder_class(const Analysis& a, const HChar* cls, const UInt* order, UInt n,
+                        UInt shown) {
+    UInt n_all;
     const Holder* all = holders_all(&n_all);
-    for (UInt k = 0; k < n; ++k) {
+    for (UInt k = 0; k < n && k < shown; ++k) {
         const Holder& h = all[order[k]];
         const HolderFinding& f = *holder_finding(order[k]);
         HChar what[160], bytes[48], rate[kDecimalBuf];
@@ -397,7 +398,7 @@ void print_holder_findings(const Analysis& a) {
         human_bytes(f.live_bytes, bytes);
         format_decimal(f.growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
         VG_(umsg)
-        ("GROWING %u of %u: %s (%s) keeps %s in %'u site%s, %s B per %s\n", k + 1, n,
+        ("%s HOLDER %u of %u: %s (%s) keeps %s in %'u site%s, %s B per %s\n", cls, k + 1, n,
          LogText(h.path).c_str(), what, bytes, f.n_sites, f.n_sites == 1 ? "" : "s", rate,
          unit_name(clo.time_unit, false));
         for (UInt i = 0; i < f.n_top; ++i) {
@@ -408,12 +409,8 @@ void print_holder_findings(const Analysis& a) {
                 const HChar *fn, *file;
                 Int line;
                 python_site_headline(a.py->sites[s.id], &fn, &file, &line);
-                const HChar* slash = file ? VG_(strrchr)(file, '/') : nullptr;
                 VG_(snprintf)
-                (title, sizeof title, "%s (%s:%d)", fn ? fn : "???",
-                 slash  ? slash + 1
-                 : file ? file
-                        : "?",
+                (title, sizeof title, "%s (%s:%d)", fn ? fn : "???", file ? shown_file(file) : "?",
                  line);
             } else {
                 site_title(SiteView(s.id), title, sizeof title);
@@ -423,6 +420,14 @@ void print_holder_findings(const Analysis& a) {
         if (f.n_sites > f.n_top) VG_(umsg)("   and %'u more sites\n", f.n_sites - f.n_top);
         VG_(umsg)("\n");
     }
+}
+
+void print_holder_findings(const Analysis& a) {
+    const UInt* order;
+    UInt n = holder_findings_growing(&order);
+    print_holder_class(a, "GROWING", order, n, n);
+    n = holder_findings_plateau(&order);
+    print_holder_class(a, "PLATEAU", order, n, static_cast<UInt>(clo.top));
 }
 
 void print_summary(const Analysis& a) {

@@ -206,9 +206,9 @@ void take_title(const Frame& f, void* ctx) {
     if (t->namer.index + 1 != t->namer.seen) return; // not better than the one kept
     const HChar* fn = f.function ? f.function : "???";
     if (f.file && t->place_first)
-        VG_(snprintf)(t->text, sizeof t->text, "%s:%d (%s)", base_name(f.file), f.line, fn);
+        VG_(snprintf)(t->text, sizeof t->text, "%s:%d (%s)", shown_file(f.file), f.line, fn);
     else if (f.file)
-        VG_(snprintf)(t->text, sizeof t->text, "%s (%s:%d)", fn, base_name(f.file), f.line);
+        VG_(snprintf)(t->text, sizeof t->text, "%s (%s:%d)", fn, shown_file(f.file), f.line);
     else if (f.object)
         VG_(snprintf)(t->text, sizeof t->text, "%s (in %s)", fn, base_name(f.object));
     else

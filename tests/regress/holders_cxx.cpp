@@ -1,8 +1,8 @@
 // Holders of native memory (docs/holders.md): a heap array of pointers made
 // once (its capacity bounds what it holds: a third full, it is a bounded
 // holder), a std::vector and a std::unordered_map that keep growing (their
-// buffers grow too: nothing bounds them), and a list only a thread's stack
-// holds.
+// buffers grow too: nothing bounds them; the map in a namespace is named as
+// C++ writes it), and a list only a thread's stack holds.
 //
 //   holders_cxx N
 #include <pthread.h>
@@ -49,7 +49,9 @@ __attribute__((noinline)) static Node* make_node(Node* next) {
 
 Rec** ring;                            // made once, 3 N slots
 std::vector<Rec*> records;             // grows
-std::unordered_map<long, Rec*> by_id;  // grows
+namespace store { // a C++ name is shown demangled: store::by_id
+std::unordered_map<long, Rec*> by_id; // grows
+} // namespace store
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t built = PTHREAD_COND_INITIALIZER;
@@ -81,7 +83,7 @@ int main(int argc, char** argv) {
     for (long i = 0; i < n; ++i) {
         ring[i] = make_rec(i);
         records.push_back(make_vector_rec(i));
-        by_id[i] = make_map_rec(i);
+        store::by_id[i] = make_map_rec(i);
     }
     pthread_mutex_lock(&lock);
     while (!ready)

@@ -185,6 +185,42 @@ class CudaTest(mgtest.TestCase):
         self.assertEqual(r.rc, 0, r.log)
         self.assertIn("ERROR SUMMARY: 2 errors from 2 contexts (suppressed: 3 from 3)", r.log)
 
+    def test_a_deque_of_tensors_bounds_their_device_memory(self):
+        # Issue 44 section 3: a tensor's device block, reached through its
+        # object and its C storage, is held by the container that holds the
+        # tensor; a deque(maxlen) bounds it before it fills, a list does not.
+        name = "py_device_tensors.py"
+        py = mgtest.python_interpreters()["running"]
+        r = mgtest.run([*py.argv, os.path.join(mgtest.SRC, "tests", "regress", name), "300"],
+                       env=standin_env())
+        self.assertEqual(r.rc, 0, r.log[-3000:])
+
+        def device_site(marker):
+            at = mgtest.source_line(os.path.join("tests", "regress", name), marker)
+            found = [ps for ps in r.report["python_sites"] if ps["space"] == "device"
+                     and any(f["line"] == at and (f["file"] or "").endswith(name)
+                             for f in ps["frames"])]
+            self.assertEqual(len(found), 1, f"{marker}: {found}\n{r.log[-3000:]}")
+            return found[0]
+
+        recent = device_site("DEQUE_TENSOR")
+        self.assertEqual(recent["live_bytes"], 300 * (16 << 10))
+        h = recent["held_by"][0]
+        self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
+                         ("__main__.recent", "collections.deque", 300, 1000), recent["held_by"])
+        self.assertGreaterEqual(h["share"], 0.9)
+        g = recent["growth"]
+        self.assertEqual((recent["class"], g["rule"], g["bound"]),
+                         ("plateau", "bounded holder", 1000), g)
+        self.assertAlmostEqual(g["fill"], 0.3, places=2)
+        kept = device_site("KEPT_TENSOR")
+        self.assertEqual((kept["class"], kept["live_bytes"]), ("growing", 300 * (64 << 10)))
+        h = kept["held_by"][0]
+        self.assertEqual((h["path"], h["type"], h["length"], h["bound"]),
+                         ("__main__.history", "list", 300, None), kept["held_by"])
+        self.assertEqual(device_site("TEMP_TENSOR")["live_bytes"], 0)
+        self.assertEqual(r.report["errors"], [], r.log[-3000:])
+
     def test_misuse_errors_with_stacks(self):
         r = run("misuse")
         self.assertEqual(r.rc, 0, r.log)

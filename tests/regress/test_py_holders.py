@@ -165,8 +165,8 @@ class OneFindingPerHolder(TestCase):
                 kept = [ps for ps in r.report["python_sites"] if ps["class"] == "growing"
                         and ps["held_by"][0]["path"] == "__main__.errors"]
                 self.assertGreaterEqual(len(kept), 4)
-                self.assertRegex(r.log, r"GROWING 1 of 1: __main__\.errors \(list, 15,000 items, "
-                                        r"no bound\) keeps [\d.]+ MB in \d sites")
+                self.assertRegex(r.log, r"GROWING HOLDER 1 of 1: __main__\.errors \(list, 15,000 "
+                                        r"items, no bound\) keeps [\d.]+ MB in \d sites")
 
     def test_growth_spread_thin_is_its_holders(self):
         for name, runs in self.runs.items():
@@ -176,8 +176,8 @@ class OneFindingPerHolder(TestCase):
                 self.assertEqual((h["class"], h["length"]), ("growing", 10000), h)
                 self.assertGreater(h["n_sites"], 1000)
                 self.assertGreater(h["live_bytes"], 500_000)
-                self.assertRegex(r.log, r"GROWING \d+ of \d+: __main__\.KEPT \(list, 10,000 items, "
-                                        r"no bound\) keeps [\d.]+ kB in [\d,]+ sites")
+                self.assertRegex(r.log, r"GROWING HOLDER \d+ of \d+: __main__\.KEPT \(list, 10,000 "
+                                        r"items, no bound\) keeps [\d.]+ kB in [\d,]+ sites")
 
 
 class HoldersThatReadTheSame(TestCase):
@@ -197,7 +197,7 @@ class HoldersThatReadTheSame(TestCase):
         self.assertEqual((h["path"], h["type"], h["count"], h["length"]),
                          ("__main__.SESSIONS[*].log", "list", 4, 500), h)
         self.assertGreater(h["share"], 0.99)
-        findings = re.findall(r"GROWING \d+ of \d+: __main__\.SESSIONS\[\*\]\.log .*", r.log)
+        findings = re.findall(r"GROWING HOLDER \d+ of \d+: __main__\.SESSIONS\[\*\]\.log .*", r.log)
         self.assertEqual(len(findings), 1, r.log[-3000:])
         self.assertIn("(list, 500 items, no bound; 4 such) keeps", findings[0])
         self.assertIn("held by: __main__.SESSIONS[*].log (list, 500 items, no bound; 4 such)",
@@ -428,7 +428,7 @@ class WhatHoldsNothing(TestCase):
         self.assertGreater(h["share"], 0.99)
         self.assertEqual([x["path"] for x in r.report["holders"]
                           if x["path"].startswith("__main__.render")], ["__main__.render"])
-        self.assertEqual(len(re.findall(r"GROWING \d+ of \d+: __main__\.render", r.log)), 1,
+        self.assertEqual(len(re.findall(r"GROWING HOLDER \d+ of \d+: __main__\.render", r.log)), 1,
                          r.log[-3000:])
 
     def test_a_float_is_never_a_holder(self):

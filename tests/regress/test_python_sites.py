@@ -114,8 +114,8 @@ class Views(unittest.TestCase):
         summary = self.log[self.log.index("HEAP GROWTH SUMMARY"):]
         self.assertRegex(summary, r"Python sites: [\d,]+ \(leaked 0, growing [1-9]")
         # The holders of growing memory lead (docs/holders.md), the sites next.
-        holder = re.search(r"(GROWING|PLATEAU) 1 of .*", summary).group(0)
-        self.assertRegex(holder, r"GROWING 1 of \d+: __main__\.bigrams \(dict, [\d,]+ items, "
+        holder = re.search(r"(GROWING|PLATEAU) HOLDER 1 of .*", summary).group(0)
+        self.assertRegex(holder, r"GROWING HOLDER 1 of \d+: __main__\.bigrams \(dict, [\d,]+ items, "
                                  r"no bound\) keeps ")
         first = re.search(r"(GROWING|PLATEAU) 1 of (?!.* keeps ).*", summary)
         m = self.headline_re("growing").search(first.group(0))

@@ -33,11 +33,13 @@ def line(marker):
 
 
 def memgrow_json(argv, path, fmt, options=()):
-    """Runs argv under memgrow, writing the report (format `fmt`) to path."""
+    """Runs argv under memgrow, writing the report (format `fmt`) to path;
+    returns the log."""
     p = subprocess.run([VALGRIND, "--tool=memgrow", f"--json-file={path}",
                         f"--json-format={fmt}", *options, *argv], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, errors="replace", timeout=300)
     assert p.returncode == 0, p.stdout
+    return p.stdout
 
 
 def held_text(h):
@@ -110,14 +112,15 @@ class ReportHolders(TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         s = self.site("NODE_HERE")
         self.assertEqual(s["class"], "growing")
-        heading = re.search(r"\nGROWING HOLDER \d+ of \d+: journal \(global\) keeps 48,000 bytes in "
-                            r"1,000 blocks, 1 site(, [^\n]*)?\n    site (\d+) growing, 48,000 bytes held: "
+        # The log's words and numbers: its live bytes, in the sites it keeps.
+        heading = re.search(r"\nGROWING HOLDER \d+ of \d+: journal \(global\) keeps 48\.0 kB in "
+                            r"1 site(, [^\n]*)?\n    site (\d+) growing, 48,000 bytes held: "
                             rf"new_node \(holders_native\.c:{line('NODE_HERE')}\)\n", p.stdout)
         self.assertTrue(heading, p.stdout)
         self.assertEqual(int(heading.group(2)), s["id"])
         self.assertRegex(p.stdout, r"\nLEAKED HOLDER 1 of 1: lost block from lose_list "
-                                   rf"\(holders_native\.c:{line('LOST_HERE')}\) \(heap\) keeps 2,352 "
-                                   r"bytes in 49 blocks, 1 site(, [^\n]*)?\n")
+                                   rf"\(holders_native\.c:{line('LOST_HERE')}\) \(heap\) "
+                                   r"keeps 2\.4 kB in 1 site(, [^\n]*)?\n")
         # The holders lead, the sites follow with their own lines.
         self.assertLess(p.stdout.index(" HOLDER 1 of "), p.stdout.index("\nGROWING 1 of "))
 
@@ -130,7 +133,7 @@ class ReportHolders(TestCase):
         self.assertEqual(recent["class"], "plateau")
         # The holder, and the site beneath it.
         self.assertRegex(p.stdout, r"\nPLATEAU HOLDER \d+ of \d+: __main__\.RECENT "
-                                   r"\(collections\.deque, 2,000 of 6,000 items\) keeps [\d,]+ bytes"
+                                   r"\(collections\.deque, 2,000 of 6,000 items\) keeps [\d.]+ (kB|MB)"
                                    r"[^\n]*\n(    [^\n]*\n)*?    Python site %d plateau, %s bytes held: "
                                    r"handle(\.<locals>\.<listcomp>)? \(py_holders_service\.py:%d\)\n"
                                    % (recent["id"], f"{h['bytes']:,}", recent["frames"][0]["line"]))
@@ -271,6 +274,31 @@ class ReportHolders(TestCase):
                         table, re.S)
         self.assertTrue(row, table)
         return row.group(0)
+
+
+
+class OneStory(TestCase):
+    """The log and `show` tell one story of a service's holders
+    (tests/regress/py_holders_late_globals.py): the same findings in the same
+    words and numbers. Its deque is the one plateau holder; the records it
+    reaches through each other are part of it (no growing holder of their
+    own), and its namespace, which gained 40 small values halfway, is none."""
+
+    def test_the_log_and_show_name_the_same_holders(self):
+        tmp = tempfile.mkdtemp(prefix="memgrow-holders-story-")
+        self.addCleanup(shutil.rmtree, tmp, ignore_errors=True)
+        path = os.path.join(tmp, "late.json")
+        log = memgrow_json([sys.executable,
+                            os.path.join(SRC, "tests", "regress", "py_holders_late_globals.py")],
+                           path, 2)
+        found = re.findall(r"^==\d+== ((\w+) HOLDER \d+ of \d+: .* keeps .* sites?), ", log, re.M)
+        self.assertEqual(len(found), 1, log[-4000:])
+        self.assertRegex(found[0][0], r"^PLATEAU HOLDER 1 of 1: __main__\.recent \(collections\."
+                                      r"deque, 4,000 of 6,000 items\) keeps [\d.]+ MB in \d sites$")
+        p = memgrow_report("show", path)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        shown = re.findall(r"^((\w+) HOLDER \d+ of \d+: .* keeps .* sites?), ", p.stdout, re.M)
+        self.assertEqual(shown, found, p.stdout)
 
 
 if __name__ == "__main__":

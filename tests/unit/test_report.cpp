@@ -1142,7 +1142,7 @@ BOOST_AUTO_TEST_CASE(show_prints_held_by_and_leads_with_holders) {
                text);
     BOOST_TEST(contains(text,
                         "\nGROWING HOLDER 1 of 1: journal (list, 1,000 items, no bound) "
-                        "keeps 1,000 bytes in 10 blocks, 1 site, +0.25 bytes per byte "
+                        "keeps 1.0 kB in 1 site, +0.25 B per byte "
                         "allocated\n    site 0 growing, 1,000 bytes held: grow (prog.c:10)\n"),
                text);
     // The holders come before the sites.
@@ -1150,4 +1150,12 @@ BOOST_AUTO_TEST_CASE(show_prints_held_by_and_leads_with_holders) {
     ShowOptions plateau_only;
     plateau_only.classes = {SiteClass::plateau};
     BOOST_TEST(!contains(show_report(r, plateau_only), "HOLDER"));
+    // The log's numbers where the tool gives them: its share of its sites'
+    // live bytes, in every site it keeps (the report lists the largest).
+    j["holders"][0]["live_bytes"] = 2500000;
+    j["holders"][0]["n_sites"] = 7;
+    text = show_report(parse(j, "h.json"), {});
+    BOOST_TEST(contains(text, "\nGROWING HOLDER 1 of 1: journal (list, 1,000 items, no bound) "
+                              "keeps 2.5 MB in 7 sites, +0.25 B per byte allocated\n"),
+               text);
 }

@@ -5,6 +5,7 @@
 
 #include "core/site_name.hpp"
 
+#include <string>
 #include <vector>
 
 using namespace mg;
@@ -131,4 +132,24 @@ BOOST_AUTO_TEST_CASE(the_first_user_frame_settles_it) {
     n.offer("g", "b.c", kProgram, false);
     BOOST_TEST(n.index == 1u);
     BOOST_TEST(n.seen == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_frames_file_is_shown_as_a_person_finds_it) {
+    using S = std::string;
+    // An installed package's file by its package, a standard library's by
+    // its module's path: torch's __init__.py is not ctypes'.
+    BOOST_TEST(S(shown_file("/usr/lib/python3/dist-packages/torch/__init__.py")) ==
+               "torch/__init__.py");
+    BOOST_TEST(S(shown_file("/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/"
+                            "numpy/core/numeric.py")) == "numpy/core/numeric.py");
+    BOOST_TEST(S(shown_file("/root/.pyenv/versions/3.11.7/lib/python3.11/ctypes/__init__.py")) ==
+               "ctypes/__init__.py");
+    BOOST_TEST(S(shown_file("/usr/lib/python3.11/random.py")) == "random.py");
+    BOOST_TEST(S(shown_file("/usr/lib64/python3.14/json/decoder.py")) == "json/decoder.py");
+    // The program's own files (and native ones) by their last component.
+    BOOST_TEST(S(shown_file("/srv/app/service.py")) == "service.py");
+    BOOST_TEST(S(shown_file("/home/u/src/server.c")) == "server.c");
+    BOOST_TEST(S(shown_file("service.py")) == "service.py");
+    BOOST_TEST(S(shown_file("<frozen importlib._bootstrap>")) == "<frozen importlib._bootstrap>");
+    BOOST_TEST(S(shown_file("/usr/lib/python3.11")) == "python3.11");
 }
