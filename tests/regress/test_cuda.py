@@ -392,6 +392,19 @@ class TensorProbeTest(mgtest.TestCase):
         self.assertEqual(len(sites), 1, mgtest.describe(rep))
         return sites[0]
 
+    def assertDequeBounded(self, rep):
+        # The deque(maxlen=1000) keeps 64 KiB tensors: its line is a plateau
+        # by bounded holder while the deque is still filling (issue 44 §3).
+        line = mgtest.source_line(TORCH_SCRIPT, "DEQUE_HERE")
+        found = [ps for ps in rep["python_sites"] if ps["space"] == "device" and any(
+            f["line"] == line and (f["file"] or "").endswith("py_standin_torch.py")
+            for f in ps["frames"])]
+        self.assertEqual(len(found), 1, mgtest.describe(rep))
+        g = found[0]["growth"]
+        self.assertEqual((found[0]["class"], g["rule"], g["bound"]),
+                         ("plateau", "bounded holder", 1000), g)
+        self.assertEqual(found[0]["held_by"][0]["path"], "__main__.recent_kept")
+
     def assertCountersAtMarks(self, rep, counters):
         [dev] = rep["device_memory"]
         self.assertEqual(dev["device"], 0)
@@ -416,6 +429,7 @@ class TensorProbeTest(mgtest.TestCase):
         # Tensor objects), not by the allocator's own table of live blocks.
         self.assertEqual(kept["lost"]["definite"], 0)
         self.assertEqual(kept["held_by"][0]["path"], "__main__.keep", kept["held_by"])
+        self.assertDequeBounded(rep)
         self.assertTensorSite(rep, "stable", "TEMP_LARGE_HERE")
         self.assertTensorSite(rep, "stable", "TEMP_SMALL_HERE")
         # Every device site is a tensor's: the segments (new_segment's
@@ -463,6 +477,7 @@ class TensorProbeTest(mgtest.TestCase):
         after = printed(r.log, "AFTER")
         kept = self.assertTensorSite(rep, "growing", "KEPT_HERE")
         self.assertEqual(kept["live_bytes"], shown["kept_bytes"])
+        self.assertDequeBounded(rep)
         self.assertTensorSite(rep, "stable", "TEMP_LARGE_HERE")
         for s in device_sites(rep):
             self.assertEqual(s["frames"][0]["function"], "st_malloc", mgtest.frames_text(s))
