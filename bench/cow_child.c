@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cow_child.c: what following a forked child's pages costs a store.
  *
  *   cow_child MIB PASSES fork|nofork

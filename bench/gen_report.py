@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Writes a synthetic memgrow report (docs/output-format.md, version 1, or 2
 with --format 2) with many sites, for timing memgrow-report on a large input:
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* leak_heap.c: a large heap for timing the leak scan (bench/run.py, "scan").
  *
  *   leak_heap [BLOCKS [BLOCK_SIZE]]      (defaults: 1048576 blocks of 1024 bytes)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* malloc_heavy.c: a malloc-heavy workload for the memgrow benchmark.
  *
  *   malloc_heavy [ITERATIONS [grow|flat]]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* many_stacks.c: N distinct allocation stacks, for measuring what memgrow
  * costs per distinct stack (bench/stacks.py).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What --mark-at costs: a Python service loop (tests/regress/py_mark_at_service.py)
 under memgrow without marks and with --mark-at=__main__:handle, on each
 interpreter at hand (3.11 uses a profile function, 3.12 and newer

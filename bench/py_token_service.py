@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A token-statistics service of about 60 lines, the workload of issue 19's
 page and `show` targets (bench/report_pages.py runs it under memgrow):
 

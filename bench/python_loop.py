@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """python_loop.py: an allocation-heavy Python loop for the memgrow benchmark.
 
     python3 python_loop.py [ITERATIONS [grow|flat] [fork]]

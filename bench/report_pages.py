@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What a report costs to read: memgrow on bench/py_token_service.py (a
 60-line service: a bounded deque of records, growing statistics dicts,
 per-request temporaries, 6,000 requests), then the JSON report's size, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Benchmark memgrow against native runs and its peers.
 
     python3 bench/run.py [--quick] [--build DIR] [--repeat N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* rusage_run.c: run a command, report its wall time and peak RSS.
  *
  *   rusage_run RESULT_FILE PROGRAM [ARGS...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tool memory per distinct allocation stack: runs bench/many_stacks.c (N
 distinct stacks, each block freed at once) under memgrow for several N and
 prints the peak RSS and its growth per stack (docs: bench/README.md).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The memory of `import torch` under memgrow and memcheck (issue 19: memgrow
 should peak below memcheck on it): runs Debian's python3-torch import under
 memcheck, memgrow (the default, with the addressability checks) and the growth

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The classification of one allocation site from its history of live bytes
 // (DESIGN.md §2; docs/classification.md states every rule and threshold).
 // Leaked is not decided here but by the leak scan, which takes precedence.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Copy-on-write in a forked child: the pure rules (memgrow/pages/mg_cow.cpp
 // applies them). A copied page is charged to what it held at the fork: the
 // bytes of the live blocks on it, scaled so that the page's size is shared

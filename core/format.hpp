@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Number formatting without libc, shared by the JSON writer and the log
 // (Valgrind's printf has no %f flags beyond the basics).
 #pragma once

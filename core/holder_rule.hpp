@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The bounded-holder rule (docs/classification.md): a site whose bytes are
 // held, almost all, by holders whose type bounds them (a deque with maxlen,
 // an lru_cache with maxsize, a queue.Queue with maxsize, a fixed native

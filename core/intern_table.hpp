@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Interns pairs of keys as dense ids 0, 1, 2, ... in order of first sight:
 // the frame table and the stack tree of a format-2 report (a frame is (code
 // word, inline depth) with its epoch as payload; a stack node (frame,

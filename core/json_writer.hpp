@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A streaming JSON writer with no dependencies.
 //
 // The tool writes its report through this (it has no libc); host programs and

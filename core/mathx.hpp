@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Numeric helpers for the header-only core. The tool links no libm and no
 // libstdc++, so the few functions the statistics need are written here:
 // no includes, no state, nothing that the compiler would turn into a call.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // How a report reaches the path a user names (docs/robustness.md, "Where a
 // report goes"). A new path or a regular file is replaced atomically (a
 // temporary file beside it, renamed over it), so that a reader never sees

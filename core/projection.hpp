@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The projection to a memory limit (--limit): when does the heap reach the
 // limit if the growing sites keep the rates they have now? Arithmetic and
 // the words of its log line, shared by the tool and tested natively.

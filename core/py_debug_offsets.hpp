@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // CPython's _Py_DebugOffsets (3.13+): the table of structure offsets that
 // the interpreter publishes for debuggers and profilers at the start of
 // _PyRuntime (Include/internal/pycore_debug_offsets.h). The tool reads it

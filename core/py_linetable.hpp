@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // CPython's location table (co_linetable, PEP 626; 3.11 and 3.12 share the
 // format, Objects/locations.md): from a code object's table to "which line
 // does code unit N belong to". The tool decodes each code object's table

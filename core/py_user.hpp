@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Whether a Python source file is the user's own code or a library's: the
 // interpreter's standard library, an installed package, or a pseudo-file
 // ("<frozen importlib._bootstrap>", "<string>"). A Python site's headline

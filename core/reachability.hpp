@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The leak scan's graph walk, with memcheck's semantics: which heap blocks
 // are reachable from the roots, which only through interior pointers, and
 // which are lost (definitely: nothing points at them; indirectly: only lost

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // SystemTap SDT ("USDT") probes as <sys/sdt.h> records them: each probe is
 // a note of type 3, owner "stapsdt", in an object's `.note.stapsdt` section
 // (https://sourceware.org/systemtap/wiki/UserSpaceProbeImplementation):

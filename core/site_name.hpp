@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The frame a site is named by, everywhere a site is named (the tool's log,
 // memgrow-report's show, html, sarif and junit): the innermost frame in the
 // program's own code, not in the C library, the dynamic loader, the C++

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Sparse per-site data kept as ascending site ids beside their values: a
 // million sites, a few thousand with anything to say (the suppressed ones,
 // the ones with live blocks at a leak scan).

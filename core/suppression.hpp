@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Valgrind-format suppression files: parsing, matching a stack, and writing
 // one for a stack.
 //

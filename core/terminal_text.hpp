@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Names from the client (Python dict keys, attribute and module names, file
 // and function names) as a terminal may show them: what could move the
 // cursor, end a line, reorder it or hide itself is written as an escape.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fixed-size time buckets per allocation site.
 //
 // A run of any length is described by kBuckets equal-width buckets. When the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Trend statistics on a window of a series of live bytes: the Mann–Kendall
 // test for a monotone trend, the Theil–Sen slope, the rank-sum test between
 // two windows, and robust levels and noise. All rank-based or median-based,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Fixed-width integer names for the header-only core. The core is compiled
 // both into the freestanding Valgrind tool (no libc, no libstdc++) and into
 // host programs, so it includes nothing and relies on the LP64 ABI.

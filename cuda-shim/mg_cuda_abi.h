@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The few CUDA driver and runtime ABI types the shim needs, declared here so
    that memgrow builds without the CUDA toolkit. They are the ABI of CUDA 13
    (cuda.h, driver_types.h); tests/cuda/abi_check.c checks them against the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* memgrow's CUDA interception, compiled into the preload
    (vgpreload_memgrow-amd64-linux.so). docs/cuda.md explains the design.
 

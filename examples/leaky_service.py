@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A toy request-serving loop in Python with three kinds of memory behaviour,
 to see what memgrow reports (the twin of leaky_service.c):
 - per-client statistics that are never evicted (grows without bound),

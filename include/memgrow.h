@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* memgrow client requests.
 
    Include this header in a program to talk to memgrow while it runs under

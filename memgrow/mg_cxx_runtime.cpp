@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What freestanding C++ needs at link time, on Valgrind's allocator. The
 // tool has no libstdc++; nothing here may throw.
 #include "mg_vg.hpp"

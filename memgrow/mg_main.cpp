@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow: registration with Valgrind's core, start-up and shutdown.
 #include "records/mg_blocks.hpp"
 #include "intercept/mg_custom.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "mg_options.hpp"
 #include "core/classify.hpp"
 #include "core/json_writer.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow's command-line options (Valgrind conventions: --name=value).
 #pragma once
 

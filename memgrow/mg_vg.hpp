@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The Valgrind tool API, included the one way that works from C++:
 // basics and vki outside `extern "C"` (vki has templates), the rest inside.
 #pragma once

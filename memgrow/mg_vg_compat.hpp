@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What differs between the Valgrind releases memgrow builds against (3.19 to
 // 3.27), absorbed here and nowhere else. configure finds each difference by
 // compiling against the headers at hand and passes it as an MG_VG_* define

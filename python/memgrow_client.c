@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The client requests of memgrow's Python module (python/memgrow), as plain
    functions for ctypes: Python cannot issue a request itself. Each is a
    no-op returning 0 when not running under memgrow. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // arc4random for the memgrow-report the wheel bundles: GCC 12's static
 // libstdc++, built on glibc 2.36, calls it from std::random_device (which
 // memgrow-report never uses, but the exceptions' string code links in). Its

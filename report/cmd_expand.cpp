@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report expand IN [-o OUT] (report/expand.hpp): a report in the
 // format-1 layout, for scripts and jq.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `memgrow-report speedscope FILE -o OUT.json` and `memgrow-report pprof FILE
 // -o OUT.pb.gz` (report/exports.hpp).
 #include "report/commands.hpp"

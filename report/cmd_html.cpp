@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `memgrow-report html FILE... -o report.html`: one self-contained page for
 // one or more reports (report/html.hpp builds it).
 #include "report/commands.hpp"

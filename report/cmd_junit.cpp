@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report junit FILE... -o OUT.xml (report/junit.hpp).
 #include "report/commands.hpp"
 #include "report/junit.hpp"

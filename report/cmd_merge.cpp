@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report merge FILE... -o OUT (report/merge.hpp).
 #include "report/commands.hpp"
 #include "report/load.hpp"

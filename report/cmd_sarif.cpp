@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report sarif FILE... -o OUT.sarif (report/sarif.hpp).
 #include "report/commands.hpp"
 #include "report/load.hpp"

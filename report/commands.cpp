@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The list of commands beyond show and diff. A new command is a file
 // report/cmd_NAME.cpp defining add_NAME_command, declared and called here.
 #include "report/commands.hpp"

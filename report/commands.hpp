@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The commands beyond show and diff register here: each adds its CLI11
 // subcommand and the action main() runs when that subcommand was given.
 // Exit codes are shared by all commands.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The diff rules: matching sites by key, and the verdict.
 #include "report/diff.hpp"
 #include "report/holders.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Comparing two reports of the same program (docs/memgrow-report.md): sites
 // are matched by their key (report/site_key.hpp), and the verdict says whether
 // NEW is worse than BASE, so that a nightly job can gate on it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The diff as text: both reports, the new, gone and changed sites, the verdict.
 #include "report/diff.hpp"
 

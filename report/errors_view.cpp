@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The errors' views (report/errors_view.hpp).
 #include "report/errors_view.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The errors of a report (errors[]: invalid frees, invalid reads and writes,
 // ...) as the CI formats and the HTML page show them: where each "is" and
 // its words, memcheck's.

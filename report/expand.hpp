@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A format-2 report in the format-1 layout (memgrow-report expand, and merge,
 // which writes format 1): every site with its frames inline, series dense.
 // A format-1 report comes back as it is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Profiles for the viewers people already use (docs/memgrow-report.md,
 // "speedscope and pprof"): one sample per site of the report's native sites
 // (their stacks interleave Python and native frames as the log does; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Merging a report's stacks into the flame graph's tree: one pass over the
 // sites, each adding its three values to every node on its path.
 #include "report/flame.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The growth flame graph's data (docs/memgrow-report.md, "The flame graph"):
 // the report's native sites merged by stack into one tree from the outermost
 // frame in (Python and native frames interleaved as in the log), each node

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // fmt's compiled library (as its src/format.cc builds it) for the
 // memgrow-report the wheel bundles: Debian ships fmt as a shared library
 // only, and that binary must need nothing beyond the manylinux baseline.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Forked children's copy-on-write in one line (report/fork_view.hpp).
 #include "report/fork_view.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Forked children's copy-on-write in one line (docs/pages.md), for show and
 // html: a child's own, or the sum over a merged report's processes or over
 // several reports.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Format 2's compact parts (docs/output-format.md) turned back into the
 // format-1 layout: a frame row into a frame object, a site row into a site
 // object (series dense again). The loader checks the result as it checks a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What a site gained: its live bytes at teardown less its live bytes when the
 // warm-up ended (the last bucket that ends by `warmup_end`; 0 when none
 // does). Growth is what the flame graph and the exports weigh by, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // How holders read in every view (report/holders.hpp).
 #include "report/holders.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Who holds a site's memory (docs/holders.md), as every view writes it:
 // show, html, sarif and diff read a site's `held_by` and the report's
 // `holders` through these, so that a holder reads the same everywhere.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The HTML page of `memgrow-report html` (docs/memgrow-report.md): built as
 // one string, charts as inline SVG, no external resource of any kind; the
 // site table's rows come from embedded data (html_data.cpp) that the page's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The page `memgrow-report html` writes: one self-contained HTML file (no
 // network at view time) with, per report, a chart of total live bytes by
 // space, a card with evidence and chart for each of the top sites of each

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The page's own style sheet and script (report/html.hpp): no library, no
 // network. The script draws each report's site table a page at a time from
 // the page's embedded data, draws a site's stack when it is opened, sorts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The site table's data on the page (report/html.hpp): every listed site as
 // one small array, frames and stacks interned once, so that a report of
 // 30,000 sites costs a couple of megabytes and no DOM until a page of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The growth flame graph on the HTML page (report/html.hpp, flame_section):
 // its container and controls, written here, and the page's script that
 // draws it with the bundled d3-flame-graph (kFlameLib, built from npm by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Who holds the memory, on the page (docs/holders.md): the report's holders
 // as a table that leads the section, and a site's holders as short chains
 // from the root to the holder (root → … → holder) on its card. The site

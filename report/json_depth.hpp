@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reading JSON no deeper than a report nests. nlohmann's parser keeps its own
 // stack, but it builds whatever it is given (50 MB of "[" took 21 s and
 // 3.7 GB), and what it builds is copied and written recursively: a value

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // JUnit XML output (report/junit.hpp).
 #include "report/junit.hpp"
 #include "report/text.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report junit: leaked and growing sites as JUnit XML test failures,
 // for CI test-report UIs (docs/memgrow-report.md, "junit").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reading a report: nlohmann-json parses it as a stream of SAX events, this
 // file checks the schema of format versions 1 and 2 field by field, so that
 // the commands can trust the model. Only the small top-level fields become a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Loads a JSON report from a file into the model, or says clearly why it
 // cannot: the file, where in it (line and column for broken JSON, a JSON
 // pointer for a field of the wrong type), and what is wrong.

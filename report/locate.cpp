@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The innermost-user-frame rule (report/locate.hpp).
 #include "report/locate.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Where a site "is" and what it is called, in every view (show, html, SARIF,
 // JUnit): the innermost frame of its stack in the user's own code, not in the
 // C library, the C++ runtime, the Python interpreter or memgrow's preload

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report: reads memgrow's JSON reports on the host. `show` prints the
 // summary, `diff` compares a run against a baseline and gates CI on it.
 // Exit codes: 0 ok, 1 the diff's gate failed, 2 bad input or usage.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Merging reports of several processes (report/merge.hpp).
 #include "report/merge.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report merge: the reports of several processes (fork children,
 // --trace-children, DataLoader workers, GPU ranks) as one format-1 report
 // that keeps each process's identity (docs/memgrow-report.md, "merge").

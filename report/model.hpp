@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A memgrow JSON report (docs/output-format.md, format version 1 or 2) loaded into
 // plain structs: what every memgrow-report command reads (show and diff now;
 // merge, html and the CI formats later), so none of them touches JSON.

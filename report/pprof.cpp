@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // pprof's profile.proto through protoc's generated classes (the .proto is
 // Debian's copy of google/pprof's, golang-github-google-pprof-dev), written
 // gzipped with protobuf's own GzipOutputStream.

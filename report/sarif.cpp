@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // SARIF 2.1.0 output (report/sarif.hpp).
 #include "report/sarif.hpp"
 

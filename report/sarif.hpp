@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report sarif: leaked and growing sites as SARIF 2.1.0 results, for
 // code-scanning UIs (docs/memgrow-report.md, "sarif").
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The text of `show`: a header for the run, then each class's top sites.
 #include "report/show.hpp"
 

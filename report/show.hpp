@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `memgrow-report show`: the summary a person reads first. Per class, the
 // top sites with their frames, live bytes, growth rates and a sparkline of
 // their series.

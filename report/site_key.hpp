@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The key that matches a site across two reports (two runs, two builds): the
 // space and every frame's function, file name and line, innermost first.
 // Addresses (`ip`) move whenever the code changes and directories differ

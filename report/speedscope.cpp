@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // speedscope's JSON (https://www.speedscope.app/file-format-schema.json):
 // frames once in `shared.frames`, each profile a list of stacks (outermost
 // frame first, as indices into the frames) with one weight each.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Number, stack and sparkline formatting shared by the commands.
 #include "report/text.hpp"
 

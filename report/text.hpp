@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Text pieces every command prints: numbers with thousands separators, the
 // clock's unit, a site's stack on one line, and a sparkline of a series.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The verdict: the growing site that gained the most after the warm-up leads.
 #include "report/verdict.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The page's answer in one line (docs/memgrow-report.md, "The first
 // screen"): what grows, how fast, what holds it and when it reaches the
 // memory limit; else what leaks; else that nothing grows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Writing a command's output file as the tool writes its report
 // (core/output_path.hpp; docs/robustness.md, "Where a report goes"): a new
 // path or a regular file through a temporary name and a rename, so that a

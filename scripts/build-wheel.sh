@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds dist/memgrow-VERSION-py3-none-manylinux_2_NN_x86_64.whl from the
 # build in build/ (or $MEMGROW_BUILD): `pip install` it and `memgrow run`
 # works with no Valgrind and no build tools on the machine (docs/install.md).

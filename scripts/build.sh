@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Configures and builds memgrow out of tree in build/ (or $MEMGROW_BUILD).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)

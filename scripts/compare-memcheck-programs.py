@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Runs memcheck's own addressability regression programs under memcheck
 and memgrow and compares their headlines (docs/addressability.md).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # embed-js.sh NAME FILE...: a C++ source defining `const char* const
 # mg::report::NAME`, the files' text joined by newlines, for a <script> of
 # the HTML page. Fails on text that would end the raw string or the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unpacks Debian packages of another suite (trixie, sid, ...) into a folder,
 # for the tests that need a newer CPython or Valgrind than this machine has.
 #

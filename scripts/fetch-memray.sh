@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unpacks Debian sid's memray (python3-memray, built for sid's CPython 3.14)
 # with the Python packages its command line imports and the C++ runtime and
 # unwinder its extension links against, into

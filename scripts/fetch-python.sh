@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unpacks the CPython interpreters the Python tests run besides the
 # machine's own 3.11: Debian sid's 3.13, 3.14 and 3.15 (static libpython,
 # stripped, as Debian builds them) with their headers (the tests build an

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unpacks the Valgrind of another Debian suite, with its glibc, into DEST so
 # that memgrow can be built against it and tested under it
 # (`configure --with-valgrind=DEST/usr`):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Assembles build/gpukit: what a GPU machine without Valgrind needs to run
 # memgrow's GPU checks (docs/cuda.md, "On a GPU machine"): memgrow's wheel
 # (what run.sh pip installs and runs memgrow from), Valgrind's launcher and

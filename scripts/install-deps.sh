@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs the Debian packages memgrow needs to build and test, if missing.
 # Run as root (or with sudo) on Debian 12.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs what is missing, builds and installs memgrow, then runs it on a
 # bundled example service whose memory grows.
 set -eu

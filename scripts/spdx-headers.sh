@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Gives every source file of the repository (git's tracked C, C++, Python,
 # shell and JavaScript files, and extensionless shell scripts) an SPDX line
 # naming its licence, where it has none; files that have one are left alone,

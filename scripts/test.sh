@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs what is missing, builds memgrow and runs the whole test suite
 # (unit tests of the shared core, then the tool on real programs). This is
 # what CI runs (.ci/run).

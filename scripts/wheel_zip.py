@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Writes memgrow's wheel from a staged tree (scripts/build-wheel.sh): a zip
 of the package with its .dist-info (METADATA, WHEEL, entry points, the
 licences, RECORD) as the wheel format (PEP 427, 491) lays it out, with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The A-bits: one addressable/not state per byte of the client's address
 // space (memcheck's A bits without its V bits), in a two-level map.
 //

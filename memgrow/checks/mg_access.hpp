@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // --addressability=yes: every load and store of the client checked against
 // the A-bits (mg_abits.hpp), with memcheck's errors.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_client_slabs.hpp"
 #include "intercept/mg_heap_guard.hpp"

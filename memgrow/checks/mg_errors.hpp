@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Errors memgrow reports through Valgrind's error manager (counted in the
 // error summary, suppressible, --error-exitcode) and lists in the report.
 #pragma once

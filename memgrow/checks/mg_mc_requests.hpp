@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Memcheck's client requests about addressability (memcheck.h), answered
 // as memcheck answers them, so that programs annotated for memcheck work
 // under memgrow: MAKE_MEM_NOACCESS/UNDEFINED/DEFINED(_IF_ADDRESSABLE),

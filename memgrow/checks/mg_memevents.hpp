@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // --addressability=yes: the core's memory events (mappings, the brk, the
 // stack pointer, signal frames) keep the A-bits; the memory arguments of
 // system calls are checked against them (errors of kind Param).

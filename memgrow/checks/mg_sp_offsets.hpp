@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Which temporaries of a superblock point near the stack pointer, to leave
 // out the checks of accesses there: the access checks (whose SP moves keep
 // [SP - redzone, SP + kNearSp) addressable) and a forked child's page checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "checks/mg_suppressions.hpp"
 #include "records/mg_symbols.hpp"
 #include "core/suppression.hpp"

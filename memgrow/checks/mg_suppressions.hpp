@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow's own use of suppression files: Valgrind's core matches the error
 // kinds (InvalidFree, ...) on native stacks; memgrow matches the class kinds
 // (Leaked, Growing, Plateau) on its sites' stacks, which may hold Python

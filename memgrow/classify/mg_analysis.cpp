@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "classify/mg_analysis.hpp"
 #include "mg_options.hpp"
 #include "checks/mg_suppressions.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Classification of every site on the frozen (teardown) state: the glue
 // between the tool's records and the shared rules in core/classify.hpp.
 #pragma once

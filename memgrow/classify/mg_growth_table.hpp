@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Growth evidence by id, each distinct one held once (classify/mg_analysis.cpp
 // has the code).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The projection to the memory limit (--limit, else the cgroup's limit):
 // when the heap reaches it if the growing sites keep their rates, and which
 // site takes most of the way there (docs/output-format.md, "projection").

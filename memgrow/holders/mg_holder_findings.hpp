@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // One finding per holder (docs/holders.md): a holder's series is the sum of
 // the series of the sites it holds, each in the share of its bytes the
 // holder keeps, classified by the sites' rules. So a list that keeps the

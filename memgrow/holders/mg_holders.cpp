@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "holders/mg_holders.hpp"
 #include "holders/mg_holder_findings.hpp"
 #include "holders/mg_pynames.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Who holds a site's memory (docs/holders.md). The leak scan records, for
 // each block it reaches, the shortest way it was first reached (a root word
 // or another block: core/reachability.hpp walks breadth first, CPython's GC

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "holders/mg_pynames.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_pyobject.hpp"

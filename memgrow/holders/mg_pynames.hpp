@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Holders named in Python's terms (docs/holders.md): a module global
 // (`service.TOKEN_STATS`), a class or instance attribute (`service.Logger.
 // records`, `service.LOG._recent`), a dict entry by key (`CACHE['tok12']`),

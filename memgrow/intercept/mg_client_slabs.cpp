@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Small client blocks come from slabs, one run of equal slots per size
 // class, instead of the core's arena. Why: a freed block leaves the
 // quarantine 20 MB of frees later, when its memory is cold, and the arena

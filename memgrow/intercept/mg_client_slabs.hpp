@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Small client heap blocks, carved from slabs by size class.
 #pragma once
 #include "mg_vg.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "intercept/mg_custom.hpp"
 #include "checks/mg_abits.hpp"
 #include "checks/mg_access.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Custom allocators annotated for memcheck (valgrind.h): the blocks of
 // VALGRIND_MALLOCLIKE_BLOCK / FREELIKE_BLOCK / RESIZEINPLACE_BLOCK and the
 // chunks of mempools are heap blocks with sites, as memcheck records them:

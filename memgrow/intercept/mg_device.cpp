@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "intercept/mg_device.hpp"
 #include "intercept/mg_reserve.hpp"
 #include "records/mg_blocks.hpp"

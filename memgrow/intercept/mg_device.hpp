@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Device-side records (intercept and records stages for CUDA memory): the
 // allocations the CUDA wrappers report (device, managed, pinned), the
 // virtual-memory allocations, reservations and mappings, and the checks of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The client's execs: Valgrind follows an exec only with --trace-children=yes,
 // and a program it does not follow ends the run without a word. memgrow
 // says what is being exec'd and writes the report of what ran; and when the

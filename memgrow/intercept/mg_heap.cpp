@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The malloc family, replaced: every host heap block goes through here into
 // the block table and its site's timeline.
 #include "intercept/mg_heap.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The malloc-family replacement (intercept stage for the host heap).
 #pragma once
 

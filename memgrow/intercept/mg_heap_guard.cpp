@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "intercept/mg_heap_guard.hpp"
 #include "checks/mg_abits.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The client arena's bookkeeping (block sizes, free-list links, superblock
 // headers) lies next to the blocks it hands out, in memory the program may
 // not touch. Memcheck reports a write there and lets it through; the arena

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Instructions the host executes but Valgrind's decoder refuses: memgrow
 // performs them on the host so the client goes on (docs/robustness.md).
 //

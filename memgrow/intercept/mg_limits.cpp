@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Valgrind runs in the program's process, so an RLIMIT_AS the program sets
 // limits Valgrind's memory too, and a program that sets 64 MiB is already
 // over it under Valgrind: the core's next mapping fails and it ends the run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A program's own address-space limit (setrlimit/prlimit64 RLIMIT_AS),
 // kept for the program: Valgrind's memory is not the program's to count.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "intercept/mg_mark_at.hpp"
 #include "mg_options.hpp"
 #include "core/json_writer.hpp"

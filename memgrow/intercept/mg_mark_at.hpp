@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // What came of --mark-at: memgrow's Python module (python/memgrow/_mark_at.py)
 // says when its hooks are in place, when each spec makes its first mark and
 // whether the program removed the hook; the run's end names the specs that

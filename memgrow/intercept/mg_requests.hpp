@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Client requests (include/memgrow.h): marks, on-demand reports, teardown
 // and device-side allocations.
 #pragma once

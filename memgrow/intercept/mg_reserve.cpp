@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "intercept/mg_reserve.hpp"
 #include "intercept/mg_sdt.hpp"
 #include "classify/mg_analysis.hpp"

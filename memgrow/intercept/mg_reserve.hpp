@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A device allocator that announces its blocks through SDT probes
 // (PyTorch's caching allocator, intercept/mg_sdt.hpp): each block it hands
 // out (a tensor) is a device block at the stack of that moment, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "intercept/mg_sdt.hpp"
 #include "intercept/mg_reserve.hpp"
 #include "core/sdt_note.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // SystemTap SDT ("USDT") probes of the objects the client maps (docs/cuda.md,
 // "Probes"): each mapped ELF object's `.note.stapsdt` is read from its file,
 // the probes memgrow has a use for are instrumented at their addresses and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Replacements of libc's string and memory functions, compiled into the
    preload. glibc's vectorised versions read whole 16- and 32-byte words
    across a string's or block's end, often unaligned (a read the page

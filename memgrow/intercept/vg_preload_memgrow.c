@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Code memgrow runs inside the client: wrappers that tell the tool when the
    program's main work ends. Linked with Valgrind's malloc-replacement layer
    (libreplacemalloc_toolpreload) into vgpreload_memgrow-amd64-linux.so. */

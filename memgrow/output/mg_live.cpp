@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "output/mg_live.hpp"
 #include "mg_options.hpp"
 #include "intercept/mg_requests.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reports of a running process: periodic snapshots (--report-every), so a
 // service that is killed (OOM, SIGKILL, a deploy) leaves its latest picture
 // behind. Requests and monitor commands for a report now are in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A name from the client (a holder's path, a Python function or file, a
 // mark's label) as the tool's log prints it: escaped as `memgrow-report
 // show` escapes it (core/terminal_text.hpp), so that a name can neither

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The outputs: the JSON report (format in docs/output-format.md) and the
 // summary in the log.
 #pragma once

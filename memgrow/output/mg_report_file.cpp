@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "mg_report_file.hpp"
 #include "core/output_path.hpp"
 #include "intercept/mg_requests.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Where a JSON report goes (docs/robustness.md, "Where a report goes";
 // core/output_path.hpp decides how): a new path or a regular file is
 // replaced atomically, through symbolic links to their target; devices,

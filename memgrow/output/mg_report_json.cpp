@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "checks/mg_errors.hpp"
 #include "intercept/mg_host_insns.hpp"
 #include "intercept/mg_mark_at.hpp"

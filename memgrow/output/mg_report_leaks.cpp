@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The leak scan in the log, the way memcheck prints it (loss records grouped
 // by stack, smallest first, then the LEAK SUMMARY), with memgrow's growth
 // view of each record's site.

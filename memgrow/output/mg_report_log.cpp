@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The summary a person reads in the Valgrind log: totals, then the top sites
 // of each class (growing first) with their evidence and stacks.
 #include "mg_options.hpp"

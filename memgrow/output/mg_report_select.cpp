@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "output/mg_report_select.hpp"
 #include "pages/mg_cow.hpp"
 #include "core/intern_table.hpp"

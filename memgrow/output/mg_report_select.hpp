@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Which sites the JSON report lists in full and which it folds into totals
 // (--json-sites, --json-stable-min-bytes; docs/output-format.md, "What the
 // report lists"). A report sized by the interpreter's stacks (5 MB for a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "output/mg_stack_table.hpp"
 #include "core/intern_table.hpp"
 #include "core/json_writer.hpp"

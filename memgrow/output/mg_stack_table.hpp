@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Format 2's frame table and stack tree (docs/output-format.md): each
 // distinct frame once, each stack one node (its innermost frame and its
 // caller's node), so that a million stacks sharing their callers cost a

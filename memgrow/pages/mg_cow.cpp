@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "pages/mg_cow.hpp"
 #include "checks/mg_access.hpp"
 #include "checks/mg_sp_offsets.hpp"

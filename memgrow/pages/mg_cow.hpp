@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Copy-on-write in a forked child (docs/pages.md). At the fork, in the
 // child, every resident private writable client page is shared with the
 // parent; the first write to one (a store of the client, a system call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "pages/mg_mapped.hpp"
 #include "intercept/mg_device.hpp"
 #include "records/mg_symbols.hpp"

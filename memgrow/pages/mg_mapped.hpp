@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The "mapped" space: anonymous memory the client maps itself (mmap,
 // mremap, brk), one block per mapping in Table::mapped, charged to the
 // stack that made it (docs/pages.md). The loader's mappings and Valgrind's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "pages/mg_resident.hpp"
 #include "mg_vg_compat.hpp"
 #include "pub_tool_vkiscnums.h"

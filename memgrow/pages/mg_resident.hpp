@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The client's resident bytes: the pages of its mappings (heap, mapped,
 // stacks, files) that are in memory, by mincore (docs/pages.md). Sampled
 // when the run clock leaves a bucket and when teardown begins.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reading the client's memory from the tool without trusting it: the Python
 // frame reader follows pointers found in client memory, and a garbage pointer
 // must never crash the tool.

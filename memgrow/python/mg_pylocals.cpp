@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "python/mg_pylocals.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_pyobject.hpp"

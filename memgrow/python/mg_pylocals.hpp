@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The local variables of the live Python frames, for the leak scan and the
 // holder paths: a frame's slots are the program's way to what its locals
 // hold (`handle.<locals>.batch`), where the rest of a frame chunk (dead

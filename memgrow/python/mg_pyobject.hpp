@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // CPython objects read from the client's memory for the holders
 // (memgrow/holders/): what object a heap block is, its type, a container's
 // length and bound, a dict's entries. Every read is checked first

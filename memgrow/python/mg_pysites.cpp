@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "python/mg_pysites.hpp"
 #include "classify/mg_analysis.hpp"
 #include "python/mg_python.hpp"

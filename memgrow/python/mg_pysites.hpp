@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Python sites (docs/python.md): the sites whose Python frames are equal
 // (the whole Python stack, innermost first) form one, with the sum of their
 // series, classified on that sum by the same rules, leaked when any of its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Python attribution: CPython's frames read from the client's memory at each
 // allocation (no code runs in the client), so that a stack names Python
 // files, functions and lines instead of the interpreter's evaluation loop.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Where CPython keeps what the frame reader needs (x86-64, release builds).
 // 3.11 and 3.12: tables from compiling offsetof() against each version's own
 // internal headers (docs/python.md says how to redo it). 3.13 and newer: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "python/mg_revival.hpp"
 #include "mg_options.hpp"
 #include "python/mg_client_memory.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Memory revived from a free list is charged to the stack that revives it.
 //
 // CPython hands freed lists, tuples, floats, dicts and dict keys (more per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "records/mg_blocks.hpp"
 #include "mg_options.hpp"
 #include "records/mg_stack_tree.hpp"

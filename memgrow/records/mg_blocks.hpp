@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The block table: every live block, by address, with its size, site and
 // birth time; and the quarantine of recently freed host blocks, which lets a
 // double free be told from a free of a pointer never allocated.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Site records by id. Most sites of a big program's start-up are made for
 // one block that is freed soon after (896 thousand of the 1.46 million
 // sites of `import torch`): such a site's record says nothing its stack,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Where the site records live: by id, a full record, or for a site that
 // held one block and freed it (most of the million sites of `import
 // torch`) a compact one of 20 bytes instead of 88, revived when the site

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "records/mg_sites.hpp"
 #include "mg_options.hpp"
 #include "python/mg_python.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Allocation sites: one per distinct allocation stack and memory space.
 #pragma once
 

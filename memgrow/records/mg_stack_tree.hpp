@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The tool's stack tree (core/intern_table.hpp's StackTree): every
 // allocation stack once, as one node per distinct (word, caller node). A
 // million stacks that share their callers cost a few million 16-byte nodes,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Stack capture with a per-thread cache of verified stacks.
 //
 // Unwinding with CFI is the biggest cost of an allocation. Most

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "records/mg_symbols.hpp"
 #include "records/mg_stack_tree.hpp"
 #include "core/site_name.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // From stack words to the frames a person reads: function, file, line and
 // object, with inlined calls expanded into frames of their own.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "records/mg_timeline.hpp"
 #include "mg_options.hpp"
 #include "pages/mg_resident.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The clocks of a run and the per-site histories they drive.
 //
 // The run clock (--time-unit) places every allocation and free in a bucket;

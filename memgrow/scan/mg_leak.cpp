@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "intercept/mg_sdt.hpp"
 #include "scan/mg_leak.hpp"
 #include "pages/mg_mapped.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The leak scan: memcheck's reachability search over the live host blocks
 // (core/reachability.hpp), from the roots memcheck uses, summed per site.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "scan/mg_undefined.hpp"
 #include "python/mg_client_memory.hpp"
 extern "C" {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Words the program marked undefined or inaccessible with memcheck's client
 // requests (VALGRIND_MAKE_MEM_UNDEFINED, VALGRIND_MAKE_MEM_NOACCESS), for the
 // leak scan: memcheck takes no pointer from such a word until the program

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow's client requests from Python.
 
 Under ``valgrind --tool=memgrow`` this package is on the interpreter's path

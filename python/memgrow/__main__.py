@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`python -m memgrow ...`: the `memgrow` command (memgrow/cli.py)."""
 import sys
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--mark-at: calls of chosen Python functions become memgrow marks, without
 touching the program (docs/python.md, "Steps as marks").
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The `memgrow` command (and `python -m memgrow`): runs Python code or a
 native program under memgrow, and reads reports (docs/install.md).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow's pytest plugin: which test keeps memory.
 
     valgrind --tool=memgrow python3 -m pytest -p memgrow.pytest --memgrow-repeat=4 tests/

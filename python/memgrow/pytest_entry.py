@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What pytest loads by itself where the memgrow wheel is installed (its
 pytest11 entry point, named memgrow): memgrow's options and its
 memgrow_limit marker, and nothing more unless a run asks for memgrow. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Checks cuda-shim/mg_cuda_abi.h, which lets memgrow build without the CUDA
    toolkit, against the real CUDA headers: it fails to compile if they
    differ. */

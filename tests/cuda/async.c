@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Stream-ordered allocation through the CUDA runtime: a growing array of
    cudaMallocAsync blocks, churn through the device's default pool
    (cudaMallocFromPoolAsync + cudaFreeAsync) and pinned host buffers

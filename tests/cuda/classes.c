@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Device memory through the CUDA runtime, in the four shapes memgrow tells
    apart: a pointer overwritten (leaked), kept in a growing array (growing),
    a ring that frees its oldest (plateau), alloc/free churn (stable). Built

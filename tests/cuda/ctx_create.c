@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The CUDA driver API with a context of the program's own (cuCtxCreate,
    linked with -lcuda): its creation is the driver's start-up too, and the
    device memory allocated after it grows. Exits 1 if a call fails. */

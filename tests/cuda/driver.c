@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The CUDA driver API called directly (linked with -lcuda): device memory
    kept in a growing array, an entry point fetched with cuGetProcAddress and
    called through the pointer, and virtual memory (reserve, create, map,

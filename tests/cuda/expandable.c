@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An expandable segment as PyTorch's allocator makes one
    (expandable_segments:True): a 64 MiB reservation of address space, 2 MiB
    physical chunks mapped into it one after another and kept, one slot mapped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* When the CUDA driver's start-up ends the warm-up (docs/cuda.md, "The
    driver's start-up"). "late": the program grows host memory (64 MiB, kept)
    and starts CUDA three quarters in, so the start-up is a minority of the run clock

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Each misuse of the CUDA memory API memgrow reports, once. The stand-in
    runtime (like the real one) refuses each call with an error code; the
    program checks that it did, and exits 1 if one succeeded. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tensors from the stand-in tensor library (tests/cuda/standin_torch.c),
 driven through ctypes as a tensor library is: each step keeps a 256 KiB
 tensor in a list, a 64 KiB one in a deque(maxlen=1000), and makes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One of each thing memgrow and compute-sanitizer look for, for the table of
    docs/cuda.md ("compute-sanitizer side by side"): device memory leaked (its
    pointer dropped) and device memory still referenced at exit, a double

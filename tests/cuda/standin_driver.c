@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A stand-in for the CUDA driver, libcuda.so.1, for machines without a GPU.
 
    Built against the real CUDA headers. Like the real driver it exports the

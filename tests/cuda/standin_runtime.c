@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A stand-in for the CUDA runtime, libcudart.so.13, for machines without a
    GPU: the real runtime asks the driver for private export tables
    (cuGetExportTable) before anything else and cannot run on a stand-in

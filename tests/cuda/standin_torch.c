@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A stand-in tensor library (docs/cuda.md, "Probes"): a small caching
    allocator as PyTorch's, over the CUDA runtime (the stand-ins here), that
    announces each block through the same SDT probes as PyTorch's

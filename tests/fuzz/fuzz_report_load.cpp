@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // libFuzzer target for the report loader (report/load.cpp): the bytes are a
 // report file. A LoadError is the expected answer to bad input; any other
 // exception, a crash, a leak (ASan) or undefined behaviour (UBSan) is a

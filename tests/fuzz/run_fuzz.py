@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Runs the libFuzzer target of the report loader (tests/fuzz/fuzz_report_load)
 for a bounded time and fails on any finding.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A C extension's bugs, called from Python through ctypes
    (test_addressability.py builds it as a shared object). */
 #include <stdlib.h>

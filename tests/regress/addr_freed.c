@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Accesses to freed memory (after memcheck's fprw, describe-block and
    big_blocks_freed_list), a system call writing into a freed buffer, and
    a read below the stack pointer, a read-modify-write instruction on freed

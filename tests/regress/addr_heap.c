@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reads and writes one element past the end and one before the start of
    heap blocks of several sizes (after memcheck's badrw and malloc1), and
    loads partly out of a block (memcheck's partial_load). Built -O0: every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* memcheck.h's addressability requests, as a program annotated for
    memcheck sends them (test_addressability.py). */
 #include <stdio.h>

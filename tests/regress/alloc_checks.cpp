@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The malloc family's calls that newer memchecks check: realloc(p, 0)
 // (Valgrind 3.21), the alignment and size of aligned allocations and of sized
 // and aligned deallocations (3.22). test_alloc_checks.py runs it under

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Every member of the malloc family once, checked by the program itself
 // (it exits non-zero if memgrow's replacements misbehave); the test checks
 // the report saw each allocation with its size.

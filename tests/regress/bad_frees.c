@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Frees pointers that were never allocated: a stack address, a wild
    pointer, an interior pointer, and realloc of a wild pointer. memgrow
    reports each and the program goes on. */

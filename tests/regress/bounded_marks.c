@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A "service" that keeps 96 bytes a request in a fixed array of 100,000
    slots and marks each request (issue 43, B12): the array bounds the site,
    a plateau whose heap at the bound (9.2 MiB) is far above what it holds

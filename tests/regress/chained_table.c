@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A K&R chained hash table: `n->next = table[h]; table[h] = n;`, never
    freed. Its nodes are scattered over the 16,384 buckets; with these keys no
    two collide yet, and the chains would grow past the buckets all the same:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* malloc/free churn with random sizes and a small, randomly replaced
    working set: nothing grows. */
 #include <stdlib.h>

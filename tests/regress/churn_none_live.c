@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One block allocated and freed at once, 300 times from one line, then 150
    times from another (issue 43, B12): nothing is ever live across two
    calls. Each block's own bytes carry the bytes clock over the buckets'

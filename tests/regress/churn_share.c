@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where the churn is (issue 45): one line allocates and frees at once most
    of the bytes the run allocates (CHURN_MOST: 100 MB in blocks of 4 KiB, a
    peak of one block), another 400 KB the same way (CHURN_SOME: under 1% of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Per-connection buffers appended to with realloc, never trimmed: four of
    the 64 slots are used, and each buffer grows linearly. A bound on the
    number of blocks is none on their bytes (docs/holders.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Allocations made on a stack of the program's own (a ucontext coroutine):
    their stacks must still name the coroutine's function. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A forked child's store that starts on a page it copied and ends on one
    it still shares: both pages are copied, the second by that store. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A parent builds a 32 MB structure (32,768 records of 1 KiB) and forks
    three children: two read half of it each, counting their reads in each
    record as a reference count would, and one writes nothing. Each reader

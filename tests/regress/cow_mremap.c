@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A forked child grows a 4 MiB private mapping it inherited to 8 MiB with
    mremap (MREMAP_MAYMOVE, so that it moves) and writes the inherited half:
    the moved pages are still shared with the parent, and copied then. */

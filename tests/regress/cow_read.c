@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A forked child whose only write to the 1 MiB buffer it inherited is a
    read() of 512 KiB into it: the kernel's write copies the pages too. */
 #include <fcntl.h>

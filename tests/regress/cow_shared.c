@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A forked child writes all of an 8 MiB MAP_SHARED anonymous mapping and
    of a 1 MiB MAP_SHARED file mapping its parent filled: shared mappings
    are never copied on write (the parent sees the child's bytes). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A small arena allocator annotated for memcheck with valgrind.h's
    MALLOCLIKE / FREELIKE / RESIZEINPLACE requests (test_custom_alloc.py,
    test_leaks.py): a list kept from a global grows, one site loses its

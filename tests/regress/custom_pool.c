@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Mempools annotated for memcheck (valgrind.h; test_custom_alloc.py,
    test_leaks.py). Pool A, on a malloc()ed superblock, holds a growing list,
    ten kept chunks (one moved and resized by MEMPOOL_CHANGE) and five lost

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reports device-side allocations through memgrow's client requests, the
    way the CUDA wrappers do: a growing pool of "device" blocks that never
    come back, and a managed buffer allocated and freed. Runs natively too

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Frees a block twice, with allocations between the two frees (blocks too
    big to reuse its memory): a DoubleFree error with three stacks (this free,
    the first free, the allocation), and the program goes on. */

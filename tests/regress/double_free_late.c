@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Frees a block twice with argv[1] bytes of other blocks freed between the
    two frees: a DoubleFree while the first free is still in the freed-block
    queue (--freelist-vol), an InvalidFree once it has left. A live block

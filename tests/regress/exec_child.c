@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A parent that runs itself again through fork and exec: with
    --trace-children=yes both are under memgrow, and each must write its own
    report even when the report name has no %p. With "direct" it execs itself

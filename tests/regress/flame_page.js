@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Drives a memgrow-report HTML page in headless Chromium (Debian's, through
 // npm's playwright-core from report/web): waits for the flame graph, then
 // times each interaction (switching the metric, searching, zooming by a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* For programs that compare leak checks with memcheck's: leaves no stale
    pointer below the caller's frame or in a scratch register, where one
    tool's string functions might have left a copy that keeps a block

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A forked child writes 2 MiB of an inherited 8 MiB array (from the heap, or
    "static": in the program's data), then execs /bin/true: its report (with
    what it copied) is written at the exec. With "plain", the child execs at

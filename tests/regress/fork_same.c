@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Twelve (argv[1]) forked children and their parent end at about the same
    time: with a report path they all write through (/dev/stdout), each
    report must arrive whole (docs/robustness.md, "Where a report goes"). */

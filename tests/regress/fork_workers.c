@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A parent that forks two workers; each process allocates and exits.
    Each process must write its own report. */
 #include <stdlib.h>

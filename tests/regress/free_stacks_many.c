@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Frees one block, then frees a million others from a million distinct
    stacks (every path through a binary tree of calls 20 deep), then frees the
    first block again: a DoubleFree whose first free must still be known after

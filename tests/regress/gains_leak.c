@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One program, two builds, for memgrow-report's diff: gains_leak_base as
    written, and gains_leak_new, built with -DGAIN_LEAK, which also drops one
    block every 50 requests (definitely lost at exit). Both builds share every

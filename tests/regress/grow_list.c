@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An ever-growing list reachable from a global, beside malloc/free churn:
    the list's site is growing, the churn's stable. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* heap_overflow.c: writes past the end (and before the start) of heap
  * blocks of every size, from a few bytes to several MiB, frees each block
  * and allocates again. Under Valgrind's allocator such a write reaches the

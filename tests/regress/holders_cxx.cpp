@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Holders of native memory (docs/holders.md): a heap array of pointers made
 // once (its capacity bounds what it holds: a third full, it is a bounded
 // holder), a std::vector and a std::unordered_map that keep growing (their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Holders (docs/holders.md): memory kept by a global linked list, by a list
    only main's stack holds, by a list a thread-local variable holds, by a
    global array of pointers, and lost: a lost head with its nodes lost

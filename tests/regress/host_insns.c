@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Instructions the host runs but Valgrind's decoder may refuse (RDTSCP where
  * CPUID hides it, RDPID always), an instruction nobody decodes, and one
  * whose SIGILL the program catches. Allocates a growing list throughout, so

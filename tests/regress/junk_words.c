@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Blocks held through interior pointers from an array sized to the run
    (`inner[i] = p + 17`, filled to its last slot: no bound), and 65,536 random
    words, some of which happen to point into the blocks. The random words are

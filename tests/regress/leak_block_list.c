@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A "service" for memcheck's block_list monitor command over vgdb, driven
    step by step by test_leak_check.py (under memgrow and under memcheck):
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Leak scan: blocks reached only through interior pointers that memcheck's
 // heuristics accept (on by default) are still reachable, not possibly lost.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scan: two blocks pointing at each other and nothing else pointing at
    either. memcheck makes one of them (the clique leader, by address order)
    definitely lost and the other indirectly lost; both are the same size and

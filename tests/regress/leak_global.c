@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scan: blocks reachable from a global pointer, from a static array and
    through a pointer inside a reachable block are still reachable; one block
    is definitely lost.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scan: a block reached only through a pointer into its middle (offset
    100 of 256: not word aligned, so none of memcheck's heuristics -- stdstring
    at 24, length64 and newarray at 8, multipleinheritance on aligned vtable

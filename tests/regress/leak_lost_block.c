@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scan, simplest case: one block whose only pointer is dropped, one block
    kept in a global.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Leak scan: an object of a class with two polymorphic bases, kept only
 // through a pointer to its second base: that pointer is 16 bytes into the
 // block. memcheck's multipleinheritance heuristic (on by default) accepts it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scans on demand: MEMGROW_LEAK_CHECK() between two batches of lost
    blocks.
 

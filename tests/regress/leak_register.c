@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scan: pointers whose only copy is in a callee-saved register (r12).
 
    memcheck takes as roots the registers of the threads that the process's end

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* memcheck.h's leak requests mid-run; test_leak_check.py compares every
    LEAK SUMMARY, loss record and count with memcheck's of the same Valgrind
    release for this program, and with what memcheck reports:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A "service" for leak checks over vgdb, driven step by step by the test:
 
      leak_service GO_FILE STOP_FILE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Stale pointers in reused heap memory must not keep a lost block
    reachable. A block holding the only pointer to a target is freed; its
    memory, once out of memgrow's quarantine, comes back from malloc to a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scan: the only pointer to a block is a local variable on a second
    thread's stack; that thread blocks forever in read() on a pipe nobody
    writes to while main calls exit(). Thread stacks are roots: the block is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scan: a lost tree. The root is definitely lost; its two children and
    the grandchild (reachable only through the root) are indirectly lost.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Leak scan: a binary tree of 15 blocks of 48 bytes built by recursion and
    dropped just before main returns (built -O0, as every test program). Its
    frames leave pointers to the nodes in dead stack that exit()'s frames

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Roots the scan must not read: a page made unreadable (PROT_NONE) and one
    unmapped after holding the only pointers to blocks. memcheck skips memory
    that is not readable and writable, so both blocks are definitely lost; the

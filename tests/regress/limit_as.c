@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* limit_as.c: a program that limits its own address space
  * (setrlimit(RLIMIT_AS)) to 64 MiB, reads the limit back, then allocates
  * blocks of 1 MiB until malloc fails, and carries on: it frees them and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Makes the dynamic linker work on heap strings of every length: dlopen()
    of library names (found and not) held in malloc'd blocks, searched along
    an LD_LIBRARY_PATH of heap-copied directories. Run with a stripped copy of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The growing list is a local of main, freed just before main returns:
    with the bytes-allocated clock those frees all land in the last bucket,
    and the growth before them must still be reported. */

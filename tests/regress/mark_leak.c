@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A "service" that marks each request with MEMGROW_MARK and leaks a fixed
    96 bytes per request into a global list, beside per-request churn and its
    configuration, read once before the first request (a quiet site). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A service that marks 50 requests with MEMGROW_MARK, then stops marking and
    keeps 100 bytes 3,000 times (300 KB in a straight line) until it exits:
    its marks stopped early, and the growth after them is still growth. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* For the programs that follow memcheck's own leak regression tests
    (memcheck/tests/leak-*.c in Valgrind's source; test_memcheck_leaks.py runs
    each under memcheck and memgrow and compares every LEAK SUMMARY and count):

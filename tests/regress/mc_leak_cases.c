@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Follows memcheck's leak-cases.c: the nine ways a root and two blocks can
    point at each other, with start and interior pointers (each block two
    nodes, so that "+ 1" points inside it):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Follows memcheck's leak-cycle.c: rings of three blocks with no pointer
    from outside. Two separate rings, a ring that points into another (their
    cliques merge), and two rings that point at each other: every block lost,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Follows memcheck's leak-delta.c: full checks that list what changed since
    the one before (DO_ADDED_LEAK_CHECK, DO_CHANGED_LEAK_CHECK,
    DO_NEW_LEAK_CHECK), a block lost and found again by moving its only

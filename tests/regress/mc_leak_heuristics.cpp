@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Follows memcheck's leak_cpp_interior.cpp: blocks a program holds only
 // through interior pointers that one of memcheck's heuristics accepts, then
 // a summary with each heuristic alone, all, and none (the monitor command

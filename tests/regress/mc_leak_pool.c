@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Follows memcheck's leak-pool.c: a memory pool (VALGRIND_CREATE_MEMPOOL)
    in a malloc()ed buffer marked inaccessible, 100 cells of it handed out
    (VALGRIND_MEMPOOL_ALLOC) and held in an array local to main, or in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Follows memcheck's leak-tree.c: a tree of seven blocks under a global,
 
             A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Follows memcheck's leak-segv-jmp.c: a table of 200,000 bytes whose words
    point at the table itself, but for one that holds the only pointer to a
    block of 1,000 bytes. memcheck takes no pointer from memory the program

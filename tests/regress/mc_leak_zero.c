@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Follows memcheck's leak-0.c: a quick check before the program allocated
    anything ("All heap blocks were freed -- no leaks are possible", and the
    counts stay zero), then a live zero-sized block whose only pointer is in a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A memo table fed new keys forever and freed by its static destructor at
 // exit: the growth must be reported although nothing is left at exit.
 #include <cstdlib>

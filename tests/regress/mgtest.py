@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Runs programs under memgrow (from the build tree) and reads what it wrote.
 
 The regression tests import this. MG_BUILD_DIR (set by `make check`) is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A client that ends or behaves badly in one of many ways, after building a
  * list that grows (so each report shows the run up to the end). The red-team
  * test (test_red_team.py) runs every mode under memgrow; segfault.c,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Frees with the wrong function: delete on new[], free on new, delete[] on
 // malloc. Each is a MismatchedFree error; the program goes on.
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete" // the point of the test

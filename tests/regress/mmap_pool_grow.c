@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An allocator that maps its own pool: a chunk of 256 KiB from mmap each
    step, kept in a global list (growing, in the "mapped" space). Every
    fourth chunk gives its upper half back (munmap of a mapping's end); now

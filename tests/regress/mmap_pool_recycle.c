@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A pool of mapped chunks that recycles: chunks given back go to a free
    list, and a step maps a new one only when the list is empty. A step holds
    at most 4 chunks, reached in the first steps, so the mapped level is

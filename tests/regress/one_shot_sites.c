@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Thousands of sites that allocate one block and free it (a big program's
    start-up makes a million), some of them allocating again later, and a
    use after free of such a block: the records of the ended sites are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* 64 MiB mapped and written, 90 small allocations, the 64 MiB given back
    with MADV_DONTNEED, 90 small allocations again (issue 43, B12): the
    resident bytes rise at the memset and fall at the madvise. The small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The picture a dashboard shows of a service that loaded a batch and let it
    go: 32 MiB of small heap blocks allocated, then freed (the heap's live
    bytes back at their start), and a 16 MiB mapped buffer unmapped; the

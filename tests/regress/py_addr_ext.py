@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Calls addr_ext.c's bugs (the shared object is argv[1])."""
 import ctypes
 import sys

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A Python extension module with a C extension author's two addressability
    bugs, built by test_addressability.py against each interpreter's headers
    and called by tests/regress/py_addr_extmod.py. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Calls py_addr_extmod.c's bugs (the module's directory is argv[1])."""
 import sys
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Makes 20,000 small objects (each a malloc block of its own under
 PYTHONMALLOC=malloc, a slot in a pymalloc arena otherwise), then prints the
 allocator the interpreter uses and the PYTHONMALLOC its children inherit."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A dict that grows and a deque(maxlen=6000) a half full: the deque's line
 is a plateau by the bounded-holder rule, with or without the exit's leak
 report (--leak-check=no) and the teardown scan (--teardown-scan=no)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Starts a child Python process in the way argv[1] names (subprocess,
 fork or spawn); parent and child each allocate a 200,003-byte buffer (a
 block of 200,004 bytes) on a marked line."""

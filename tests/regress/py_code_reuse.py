@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Functions made and dropped one after another, each allocating a block of
 its own size at the same instruction: a dropped function's code object is
 freed, and the next one's often takes its address. memgrow remembers a

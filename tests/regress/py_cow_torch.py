@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A PyTorch DataLoader with two forked workers over a list of small dicts,
 as training scripts load their records: each worker reads its batches, a
 read changes each record's reference count, and the worker copies the pages

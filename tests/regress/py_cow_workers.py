@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A dataset of small dicts read by two workers started the way argv[1]
 names (fork, spawn, forkserver, or os.fork directly), each reading half of
 it: a read changes each dict's reference count, so a forked worker copies

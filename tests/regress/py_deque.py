@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The last 5000 records in a collections.deque(maxlen=5000): it fills in the
 first eighth of the loop, then every new record pushes out the oldest. The
 records' line is a plateau. Each payload is a string of its own: a record

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tensors on the CUDA stand-ins, as a tensor library keeps them: a Python
 object whose C storage (a heap block of its own) holds the device pointer
 cudaMalloc gave it. Each step keeps a tensor in a list, puts one in a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Failed requests keep sys.exc_info() in a list: each traceback pins its
 frames and their locals (a buffer per request), so memory grows."""
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The dict and float free lists: a temporary dict and temporary floats per
 step, beside lists that keep a dict and a float every third step (revived
 from the temporaries' free lists). The temporaries' lines are stable, the

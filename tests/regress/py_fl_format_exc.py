@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """traceback.format_exc() strings in a bounded deque beside a list of stored
 sys.exc_info() tuples (issue 17): the tuples traceback.py makes under the
 format line are temporaries and revived for the stored exc_info tuples.

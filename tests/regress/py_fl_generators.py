@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A generator-heavy loop: each step runs a generator that yields temporary
 tuples, summed by a generator expression; every fourth step keeps a tuple
 (revived from the free list the temporaries went to). The generators' lines

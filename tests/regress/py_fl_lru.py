@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Two functools.lru_cache functions fed new keys in one loop (issue 17):
 one bounded (maxsize=128), one unbounded. The bounded one builds a list of
 temporaries; the unbounded one keeps a list per key, and most of those

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A NumPy service (issue 17): a line that makes only temporary arrays, a
 bounded deque of results, a list that keeps one small array in three.
 NumPy keeps freed small data buffers and dimension arrays in its own caches

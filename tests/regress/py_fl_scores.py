@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Per-request scores in a temporary list of floats beside a bounded deque
 of records that hold other lists (issue 17): the records' lists are mostly
 revived from the free list the score lists went to. The scores line is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The seed pattern of issue 34 with token ids: a service keeps its last
 2,000 request records, each holding the request's list of token ids, in a
 bounded deque that fills early, counts tokens by id in a dict that is never

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Every free list of CPython 3.11 to 3.15 that Python code reaches, one
 type per pair of lines (docs/python.md, "Free lists and caches"): `temps`
 makes temporaries of each type, whose blocks go to its free list, and every

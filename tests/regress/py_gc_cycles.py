@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Every request builds a reference cycle (a node and its parent point at
 each other) and drops it: the cyclic garbage collector frees them, so
 nothing grows."""

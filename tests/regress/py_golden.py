@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Allocations from known lines, for the Python attribution tests.
 
 Each case allocates one bytearray of a size no other code uses (the block is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Buffers that only grow, each rebuilt longer every turn (issue 43, B11).
 Under the bytes-allocated clock each step copies the whole buffer, so the
 clock grows as the square of the turns while the buffers grow linearly; at

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Holders that read the same (docs/holders.md): four sessions, each an
 instance in one module list, each with its own log list that only grows.
 The four logs are one holder line and one finding, `SESSIONS[*].log`."""

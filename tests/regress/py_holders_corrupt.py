@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Holders read client memory that may be garbage (docs/holders.md): a
 growing list of records whose holder chain has a corrupted object on it (a
 type pointer overwritten with a wild address, a dict whose keys table

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Blobs kept in a list inside a dict, and floats whose bits are the blobs'
 addresses, in a list nearer the module: an object with no pointer in it (an
 int, a float, bytes, a str's characters) is never a holder, and the blobs

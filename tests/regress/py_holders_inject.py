@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Names that could forge the tool's log lines or send terminal escapes: a
 dict key, an attribute name and a module name holding a newline, ESC, BEL
 and U+202E (each the holder of a growing list), a holder's type, and a function and file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A service whose namespace gains a few values at their first use, each
 from a line of its own (40 snippets, a small list each, into globals made
 at start-up: the namespace does not resize), halfway through the run, while

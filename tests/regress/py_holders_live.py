@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """who_holds through vgdb (docs/holders.md): a service fills an unbounded
 dict, two bounded deques (one of them full, of bytearrays) and a list local
 to the function that serves, says so, and waits for its stop file in that

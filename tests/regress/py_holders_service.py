@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Holders (docs/holders.md): a service whose memory is kept by structures
 of every kind. Bounded ones a third full (a deque with maxlen, an lru_cache
 with maxsize, and functools' pure-Python lru_cache, which serves where its C

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Growth spread thin (docs/holders.md): each of 10,000 code objects made by
 compile() keeps one small bytearray in a global list. No single line grows
 enough to be a finding of its own (each compiled snippet is a Python site of

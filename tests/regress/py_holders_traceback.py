@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """traceback.format_exc() into a deque(maxlen=50) (issue 33): the formatted
 strings are bounded by the deque, but the lines traceback.py reads and
 formats are cached by the interpreter's own structures (linecache's dict of

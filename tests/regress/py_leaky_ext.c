@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A C extension with the two leaks C-extension authors make, called once per
    "request" by tests/regress/py_leaky_ext.py: a malloc whose pointer is
    dropped, and a reference returned once too often. Both are lost before

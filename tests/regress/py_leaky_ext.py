@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A service that calls a leaky C extension once per request (argv[1]: the
 directory of the built leaky_ext module; argv[2]: requests)."""
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A request loop for the live-report tests: a statistics dict that is never
 pruned (grows), a bounded deque of recent records (plateau), a mark per
 request. argv: requests, then a file to wait for halfway (after printing

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The statistics dict is a local of main(): it is freed when main() returns,
 just before Py_FinalizeEx. Its growth must still be reported."""
 

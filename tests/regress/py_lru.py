@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """functools.lru_cache over ever-new keys (a new page every 30 requests):
 bounded (maxsize=128) it fills in the first third of the run and is a
 plateau, unbounded (maxsize=None) it grows. argv[1]: bounded|unbounded."""

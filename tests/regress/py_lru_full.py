@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A full functools.lru_cache(maxsize=32) over ever-new keys whose values
 grow: its links are recycled, and the values are held by one holder, the
 wrapper; the bound on the number of values bounds no bytes, as they grow."""

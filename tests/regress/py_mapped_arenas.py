@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """CPython's own allocator (PYTHONMALLOC=pymalloc) maps its arenas with
 mmap: a list of small tuples that grows each step takes a new arena now and
 then, at the line that builds them (growing, in the "mapped" space)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A service loop run with --mark-at=__main__:handle that drops the hook
 (sys.setprofile(None), as a profiler or test harness of its own would) after
 100 of its 3,000 calls; handle() keeps a line every fourth call, to the end

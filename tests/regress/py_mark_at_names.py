@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--mark-at with a non-ASCII Python name: hände() keeps 100 bytes a call
 (argv[1]: calls)."""
 import sys

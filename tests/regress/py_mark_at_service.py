@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A service loop that knows nothing of memgrow: handle() keeps 200 bytes of
 every request, Worker.work keeps nothing. Run with --mark-at=__main__:handle
 (argv[1]: requests)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Uses the memgrow module the way a service would: a mark per request, a
 leak scan mid-run, a report written on demand (to argv[1]). Natively every
 call is a no-op and the script still runs."""

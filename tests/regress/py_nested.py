@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Builds nested containers and keeps them in module globals, then leaves
 with os._exit(0): interpreter finalization never runs, so the exit leak scan
 sees every object alive, reachable from the interpreter's roots.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Tests that keep nothing but make pytest keep records (a log line, a
 warning, caplog), a doctest, a test that keeps a little memory, and markers
 with bad or large sizes, for memgrow's pytest plugin (test_pytest_plugin.py

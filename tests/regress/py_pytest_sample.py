@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A test file for memgrow's pytest plugin (test_pytest_plugin.py runs it):
 one test keeps a module-level list growing, two are clean, and two carry a
 memgrow_limit."""

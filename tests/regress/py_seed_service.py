@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The seed pattern of docs/python.md: a service keeps its last 2,000
 request records (each holding the request's token list) in a bounded deque,
 and statistics of token bigrams in a dict that is never pruned. The dict's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A linked list of __slots__ nodes whose head is a module global: the
 nodes are held by the global, named by its variable (`__main__.CHAIN`), not
 by the module. argv[1]: the nodes."""

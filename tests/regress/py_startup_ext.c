@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An extension module that loses blocks while it is imported, as the CUDA
    stack does under `import torch` (issue 45), and keeps a registry that grows
    during its import; then one block lost per request, the program's own

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A service whose imported extension loses blocks at its import, then one
 block per request (argv[1]: the directory of the built startup_ext module;
 argv[2]: requests). No marks: the imports at the top are start-up, the

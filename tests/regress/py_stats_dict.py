@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A request loop that keeps statistics per user in a dict that is never
 pruned: every new user adds an entry. The entry's line grows."""
 import random

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A steady request loop: each request allocates buffers and lists of
 random sizes and drops them. Nothing grows."""
 import random

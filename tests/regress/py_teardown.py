@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Grows a global list of buffers, then clears it in an atexit handler: the
 handler runs inside Py_FinalizeEx, after teardown began, so the growth must
 still be reported."""

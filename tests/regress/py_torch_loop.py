@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A small CPU training loop, as a new user writes it: nothing in it knows
 of memgrow (steps become marks with --mark-at=torch).
 

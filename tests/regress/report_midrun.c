@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Asks for reports mid-run with MEMGROW_REPORT: one to a named file halfway
    through, one with a garbage name pointer (refused, not a crash). */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A ring of allocations that frees the oldest once full: the level rises
    while the ring fills (the first quarter of the run), then holds. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Grows a list, then dies of SIGSEGV: the report must still be written,
    with teardown when the process died. */
 #include <stdlib.h>

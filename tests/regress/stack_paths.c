@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The same allocation function reached through different callers at the
    same stack depth, over and over: every block must be charged to the
    stack that really made it (memgrow reuses verified stacks between

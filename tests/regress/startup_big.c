@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One big allocation at start-up, kept for the whole run, then steady
    churn: a start-up cache is not growth. */
 #include <stdlib.h>

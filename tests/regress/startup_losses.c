@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Start-up's losses told from the program's (issue 45). Before its start-up
    ends (MEMGROW_WARMUP_END, or its first MEMGROW_MARK with the argument
    "mark") the program builds a table of 10 nodes and drops it, and loses

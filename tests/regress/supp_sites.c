@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Two leaks at different functions and a growing list, for suppression
    tests: a suppression must silence exactly the site it names. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Teardown's losses told from the program's. A list is held by a global
    head all through main; a destructor run at exit frees the head but not the
    nodes, so at exit the first node is definitely lost and the others

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--addressability=yes: memcheck's invalid reads and writes, with its words,
 in the log and the report; a C extension's bad access with the Python line
 that called it; none of it with --addressability=no (docs/addressability.md)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow checks the malloc family as memcheck of the same Valgrind does
 (docs/valgrind-versions.md): realloc(p, 0) from 3.21 (--realloc-zero-bytes-frees,
 --show-realloc-size-zero), the alignment and size of aligned allocations and

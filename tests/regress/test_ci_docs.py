@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """docs/ci.md stays true: its GitHub Actions and GitLab CI jobs, read from
 the page, run their memgrow commands (every `run:` step and `script:` /
 `after_script:` line but the set-up) on a small pytest project: on the main

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Growth classes of small C and C++ programs, read from the JSON report."""
 import os
 import sys

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Copy-on-write in forked children (docs/pages.md): what a child's first
 writes to the pages it inherited copied, what those pages held and which
 line wrote them, in the report's "fork" object and the log."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Copy-on-write in a PyTorch DataLoader's forked workers (Debian's
 python3-torch on /usr/bin/python3, docs/pages.md): each worker's copy is
 charged to the dataset's line and written at the line that reads a record."""

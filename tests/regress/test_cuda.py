@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """CUDA memory (docs/cuda.md): programs built against the real CUDA headers
 and linked with the real libcudart/libcuda, run under memgrow on the
 stand-in driver and runtime of tests/cuda (no GPU needed).

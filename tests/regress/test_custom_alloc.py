@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Custom allocators annotated for memcheck (valgrind.h): MALLOCLIKE /
 FREELIKE / RESIZEINPLACE blocks and mempool chunks are heap blocks with
 sites (growth, classes, leaks at the annotated call), and their errors read

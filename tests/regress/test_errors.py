@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Bad frees are Valgrind errors with stacks, in the log and the report, and
 never crash the tool."""
 import os

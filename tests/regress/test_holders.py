@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Who holds it (docs/holders.md): the leak scan names, for each growing,
 plateau and leaked site, the holders of its memory, by the shortest way
 from the roots: a global by its symbol, a stack slot by the frame that owns

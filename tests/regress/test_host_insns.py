@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Instructions the host runs but Valgrind's decoder refuses are performed by
 memgrow (RDTSCP where the host's CPUID hides it, RDPID), and a client killed
 by an instruction nobody decodes still leaves its report and one line naming

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """`make install` puts the tool, its preload and its Python package where
 the launcher looks, and the client-request header where compilers look."""
 import os

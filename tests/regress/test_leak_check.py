@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Leak scans on demand and what the scan's results drive.
 
 - MEMGROW_LEAK_CHECK() scans mid-run, returns the definitely and indirectly

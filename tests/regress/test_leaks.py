@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow's leak scan agrees with memcheck's, byte for byte.
 
 Each leak_*.c / leak_*.cpp program is one reachability case (definitely,

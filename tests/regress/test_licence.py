@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The licence (COPYING, docs/install.md "Licences"): the GPL's version 2 text,
 and an SPDX line in every source file (scripts/spdx-headers.sh adds them;
 its --check lists the files without one)."""

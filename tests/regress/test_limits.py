@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Limits and overflows (docs/robustness.md).
 
 A program's own RLIMIT_AS of 64 MiB: Valgrind's memory counted against it

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Reports from a running process (vgdb's `report`, --report-every snapshots
 that survive a SIGKILL) and the projection to a memory limit (--limit, the
 cgroup's limit, --mark-rate)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The "mapped" space (docs/pages.md): anonymous memory the client maps
 itself (mmap, mremap, munmap, brk) is one block per mapping at the stack
 that mapped it, with its series, class and leak check, in both report

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """MEMGROW_MARK: the per-mark view and CPython's refleak rule."""
 import itertools
 import os

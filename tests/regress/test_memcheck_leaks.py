@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Programs written for memcheck see memcheck's numbers under memgrow.
 
 Each program follows one of memcheck's own leak regression tests

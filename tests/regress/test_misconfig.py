@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Settings and programs that would silently change the answer (issue 32):
 marks that stop early or whose hook the program removes, --mark-at specs
 that never match, a --warmup longer than the run, a gate on leaks without a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Options are validated at start-up like Valgrind's own; the clock can be
 changed; the help lists memgrow's options."""
 import os

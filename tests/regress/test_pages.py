@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What the dashboard sees (docs/pages.md): the report's `pages` series,
 per bucket, of the heap's live bytes, the client's own mappings and the
 client's resident bytes (mincore), and the html chart "heap vs mapped vs

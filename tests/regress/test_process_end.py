@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The report is written however the process ends: a fatal signal, _exit(),
 fork (one report per process)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Holders of Python memory (docs/holders.md), on every CPython the tests
 run (3.11 shared and static, 3.13, 3.14, 3.15): each line of
 py_holders_service.py is named by the structure that keeps its memory (a

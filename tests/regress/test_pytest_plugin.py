@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow's pytest plugin (python/memgrow/pytest.py) on Debian's python3 and
 python3-pytest: under memgrow it fails exactly the test that keeps memory,
 naming its line, from memgrow's exact live bytes; natively it does the same

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """CPython: teardown begins at Py_FinalizeEx, before atexit handlers; the
 warm-up ends where the program starts; clean programs have nothing growing:
 on every interpreter of mgtest.python_interpreters() (pymalloc: on the

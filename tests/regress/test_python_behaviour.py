@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Python programs that show each behaviour, classified at their Python
 lines from the JSON report: an ever-growing dict → growing and a bounded
 deque → plateau on every interpreter; on the representative ones (mgtest),

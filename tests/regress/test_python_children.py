@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """--trace-children=yes with Python's ways of starting processes
 (subprocess, multiprocessing with fork and with spawn): one report per
 process, each with Python frames. fork on every interpreter of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Python attribution: the report names Python files, functions and lines
 (read from CPython's frames in client memory), in place of the interpreter's
 evaluation loop, on every interpreter of mgtest.python_interpreters() (3.11

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Memory revived from CPython's free lists and NumPy's caches is charged to
 the line that revives it (docs/python.md, "Free lists and caches"): on every
 interpreter, each line that only makes temporaries is stable and each line

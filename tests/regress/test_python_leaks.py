@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """CPython under the leak scan: no false positives.
 
 CPython points to the objects its cycle GC tracks past their GC header, and

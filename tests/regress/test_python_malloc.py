@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """PYTHONMALLOC=malloc is set for the client unless the user set it or
 --python-malloc=no: each Python object is then a block of its own. And
 --pytorch-caching=no sets PYTORCH_NO_CUDA_MEMORY_CACHING=1 the same way."""

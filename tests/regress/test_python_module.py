@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The memgrow Python module: importable under memgrow with no set-up, its
 marks, leak scan and report requests reach the tool, and natively every call
 is a no-op."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Python sites (docs/python.md): the seed pattern of a service (a bounded
 deque of request records holding token lists, an ever-growing token-bigram
 dict), classified by Python line through the report's python_sites on every

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Training loops (Debian's python3-torch on /usr/bin/python3), run as a new
 user runs them: the script knows nothing of memgrow. Keeping each step's
 loss tensor keeps its autograd graph, which grows at the forward line, by the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Records: every malloc-family entry point, device spaces through client
 requests, mid-run reports, and bounded tool memory."""
 import os

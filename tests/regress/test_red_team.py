@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The red-team pass (docs/robustness.md has the table): bad option values,
 odd report paths, broken suppression files and clients that end or behave
 badly. Each case gets one clear error line or the right report, never a

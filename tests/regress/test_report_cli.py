@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow-report on reports memgrow writes in this test: `diff` gates on a
 program that gains a leak between two builds (tests/regress/gains_leak.c,
 built as gains_leak_base and gains_leak_new) and passes on two runs of one

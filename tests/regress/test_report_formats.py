@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow-report merge, sarif and junit on reports memgrow writes in this
 test: one run of tests/regress/fork_workers (a parent and two forked
 workers, three reports) merged into one that keeps every process and still

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Holders in memgrow-report (docs/holders.md, docs/memgrow-report.md): a
 site's `held_by` and the report's `holders` in `show`, `html` (opened in
 headless Chromium), `sarif` and `diff`, on the reports memgrow writes for

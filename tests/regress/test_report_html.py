@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow-report html: the page for two real reports (gains_leak_new: a
 growing list, a plateau ring and a leak; grow_list: a growing list), opened
 in headless Chromium. The page must run its script without a console error

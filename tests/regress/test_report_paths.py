@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Where a report goes (docs/robustness.md, "Where a report goes"): a
 regular file is replaced atomically, through symbolic links to their target;
 devices, FIFOs, Unix sockets and /dev/stdout are written through; the mode

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A report sized to what matters (docs/output-format.md, "What the report
 lists"): by default the report lists the classified, leaking, device-side
 and large sites in full and folds the rest into groups whose counts keep

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Report format 2 (docs/output-format.md) end to end: the tool writes it by
 default for C, C++, Python and CUDA-stand-in programs; every memgrow-report
 command reads it; `expand` gives back exactly the format-1 report the tool

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The views of issue 37 on a real report (gains_leak_base: a growing list, a
 plateau cache), each checked by the tool that reads it:
 

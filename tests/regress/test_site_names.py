@@ -1,7 +1,8 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A site is named by the innermost frame of the program's own code
 (core/site_name.hpp) in every view: the bundled example's response cache
 allocates through strdup (a frame of the C library, with debug info), and
-must be called `cache_response (leaky_service.c:35)` in the log, in its leak
+must be called `cache_response (leaky_service.c:36)` in the log, in its leak
 record, in `memgrow-report show`, on the HTML page, in SARIF and in JUnit,
 never `strdup (strdup.c:...)`.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Suppressions: a file silences exactly the sites it names (loss records and
 growth classes), --gen-suppressions writes what silences what it printed, a
 malformed file is a clear error, and the shipped defaults never hide growth

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """memgrow's wheel as a user installs it (docs/install.md, issue 46):
 scripts/build-wheel.sh builds it from this build; then, as a non-root user in
 a mount namespace where the system's Valgrind (and the compilers) are hidden,

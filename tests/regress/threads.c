@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Four threads allocate at once: each keeps its blocks in a global table
    and churns scratch buffers. Counts must be exact, and the stacks must end
    at the thread's start routine. */

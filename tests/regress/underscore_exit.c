@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Grows, then leaves through _exit(): no exit() handlers, no teardown
    request; the report is written at process end. */
 #include <stdlib.h>

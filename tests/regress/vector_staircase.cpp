@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A std::vector filled one element per request beside a per-request buffer
 // that drives the clock: its storage grows in doubling steps at doubling
 // intervals. argv[1] "filling": filled to the end, its last resize comes

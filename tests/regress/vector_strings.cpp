@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A vector of strings filled and cleared again and again: its capacity is
 // reached in the first round, the strings come and go. Nothing grows.
 #include <cstdlib>

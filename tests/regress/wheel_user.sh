@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What a user does with memgrow's wheel, in the current (empty, writable)
 # directory, which holds leaky_service.py, the C program leaky_service and
 # sample.py (a pytest file with a test that keeps memory): a fresh virtual

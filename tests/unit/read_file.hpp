@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A whole file as a string, for the report unit tests (which read the
 // reports the tool wrote during make check).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Unit tests of the classification rules (core/classify.hpp) and the
 // statistics under them (core/trend.hpp, core/mathx.hpp).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Copy-on-write's rules (core/cow.hpp): a copied page shared out among the
 // blocks live on it at the fork.
 #define BOOST_TEST_MODULE cow

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The report's JSON writer: what the tool writes must parse, whatever the
 // strings and numbers it is given.
 #define BOOST_TEST_MODULE json_writer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // How a report reaches a path (core/output_path.hpp): which paths are
 // replaced, written through or refused, the descriptors a path names, and
 // symbolic links' targets.

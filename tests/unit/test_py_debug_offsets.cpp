@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Unit tests of the _Py_DebugOffsets reader (core/py_debug_offsets.hpp):
 // tables laid out as CPython 3.13, 3.14 and 3.15 lay them out (with the
 // offsets Debian's 3.13.18, 3.14.10 and 3.15.2 publish), a newer version,

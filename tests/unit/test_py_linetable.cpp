@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Unit tests of CPython's location-table decoder (core/py_linetable.hpp)
 // against tables captured from a real interpreter with the line co_lines()
 // gives each code unit (tests/unit/data/py-linetables.json, written by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The leak scan's graph walk on heaps built in ordinary memory: memcheck's
 // kinds (definite, indirect, possible, reachable), its cliques and its
 // interior-pointer heuristics, and CPython's GC-header heuristic.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report's stages: loading (good, broken and foreign files), site
 // keys and the diff rules, on hand-made reports and on reports the tool wrote
 // earlier in this check (tests/unit/reports/, made by Makefile.am from two

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // memgrow-report's merge, SARIF and JUnit stages: merging the three reports
 // one run of tests/regress/fork_workers writes (a parent and two forked
 // workers; tests/unit/reports/fork/, made by Makefile.am), the innermost-

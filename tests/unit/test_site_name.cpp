@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The frame a site is named by (core/site_name.hpp): the innermost frame in
 // the program's own code, on stacks shaped like the ones the tool records.
 #define BOOST_TEST_MODULE site_name

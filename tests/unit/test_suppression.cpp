@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Suppression files: parsed, rejected and matched as Valgrind does, and what
 // the tool writes for a stack reads back as a suppression of that stack.
 #define BOOST_TEST_MODULE suppression

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Bucket arithmetic: merging must keep totals exact and levels right, and
 // the lazy per-site catch-up must equal eager bookkeeping.
 #define BOOST_TEST_MODULE timeline

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # One Valgrind release besides the machine's own (docs/valgrind-versions.md):
 # builds memgrow against it and runs the native suites and a Python smoke
 # test under it, with the test programs and memgrow-report of the main build.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The part of a memgrow report (format 2) the GPU kit keeps: a PyTorch
 run's report is hundreds of MB, so tests/cuda/gpu/run.sh reads each as soon
 as its run ends and keeps this: the header (clock, marks, leak check,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # memgrow on a GPU machine (docs/cuda.md, "On a GPU machine"; issue 38), from
 # the kit scripts/gpu-kit.sh assembles (build/gpukit: Valgrind, memgrow, the
 # programs). In about 5 minutes on 16 cores, in four phases:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The tables of the GPU kit's run (tests/cuda/gpu/run.sh; issue 38), from
 its work directory: the times, where every device byte came from against
 PyTorch's counters, each allocator mode mark by mark, compute-sanitizer

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Runs one command of the GPU kit with a time limit and records how it went
 (tests/cuda/gpu/run.sh): timed.py NAME LIMIT DIR [VAR=VALUE ...] COMMAND...
 Its output goes to DIR/NAME.out; one JSON line to DIR/times.jsonl: exit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A training-like loop on the GPU that keeps one of every two results (a
 known device leak into a list), then prints PyTorch's own totals, for
 comparison with memgrow's device sites (tests/cuda/gpu/run.sh); with a file

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """tests/regress/py_torch_loop.py's training loop on the GPU, with a mark
 after each step (memgrow.mark under memgrow, nothing natively) and PyTorch's
 own counters recorded just before it, for comparison with memgrow's device

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """What PyTorch itself says of its device memory, for comparison with
 memgrow's device sites (tests/cuda/gpu/run.sh, summarize.py): its counters,
 the allocator backend, and the segments of its snapshot (address, size,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Writes py-linetables.json: real CPython location tables (co_linetable)
 with the line of every code unit as co_lines() gives it, for the unit test
 of core/py_linetable.hpp. Run with the Python whose tables to capture:
