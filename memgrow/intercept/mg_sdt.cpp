@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "intercept/mg_sdt.hpp"
+#include "checks/mg_access.hpp"
 #include "intercept/mg_reserve.hpp"
 #include "core/sdt_note.hpp"
 #include "mg_options.hpp"
@@ -472,16 +473,7 @@ IRSB* sdt_instrument(IRSB* bb, const VexGuestLayout* layout) {
         IRDirty* d = unsafeIRDirty_0_N(1, "mg_sdt_probe",
                                        VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&on_probe)),
                                        mkIRExprVec_1(IRExpr_Const(IRConst_U64(id))));
-        d->nFxState = 3;
-        const Int offsets[3] = {layout->offset_SP, layout->offset_FP, layout->offset_IP};
-        const Int sizes[3] = {layout->sizeof_SP, layout->sizeof_FP, layout->sizeof_IP};
-        for (Int k = 0; k < 3; ++k) {
-            d->fxState[k].fx = Ifx_Read;
-            d->fxState[k].offset = offsets[k];
-            d->fxState[k].size = sizes[k];
-            d->fxState[k].nRepeats = 0;
-            d->fxState[k].repeatLen = 0;
-        }
+        access_annotate_unwind(d, layout);
         addStmtToIRSB(out, IRStmt_Dirty(d));
     }
     return out;

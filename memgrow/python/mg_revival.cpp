@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "python/mg_revival.hpp"
+#include "checks/mg_access.hpp"
 #include "mg_options.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_python.hpp"
@@ -310,16 +311,7 @@ IRSB* revival_instrument(IRSB* bb, const VexGuestLayout* layout, const VexGuestE
             2, "mg_revival_store", VG_(fnptr_to_fnentry)(reinterpret_cast<void*>(&on_store_one)),
             mkIRExprVec_2(st->Ist.Store.addr, IRExpr_Const(IRConst_U64(ip))));
         d->guard = wanted(out, st->Ist.Store.addr);
-        d->nFxState = 3;
-        const Int offsets[3] = {layout->offset_SP, layout->offset_FP, layout->offset_IP};
-        const Int sizes[3] = {layout->sizeof_SP, layout->sizeof_FP, layout->sizeof_IP};
-        for (Int k = 0; k < 3; ++k) {
-            d->fxState[k].fx = Ifx_Read;
-            d->fxState[k].offset = offsets[k];
-            d->fxState[k].size = sizes[k];
-            d->fxState[k].nRepeats = 0;
-            d->fxState[k].repeatLen = 0;
-        }
+        access_annotate_unwind(d, layout);
         addStmtToIRSB(out, IRStmt_Dirty(d));
     }
     return out;
