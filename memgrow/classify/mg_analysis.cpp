@@ -33,8 +33,9 @@ void analyse(Analysis* a, bool python_sites) {
     // the first mark, the CUDA driver's start-up: timeline_startup_end);
     // else the default share of the clock. Never the whole series. Once the
     // run clock folded there, the warm-up is bucket 0.
-    ULong startup = timeline_startup_end();
-    a->warmup_end = startup ? startup : a->end * clo.warmup_percent / 100;
+    bool announced = false; // a start-up that ended at clock 0 still ended
+    ULong startup = timeline_startup_end(&announced);
+    a->warmup_end = announced ? startup : a->end * clo.warmup_percent / 100;
     ULong wb = tl.run.folds ? 1 : ceil_div(a->warmup_end, tl.run.width);
     a->warmup_buckets = static_cast<UInt>(wb < a->n_buckets ? wb : a->n_buckets - 1);
 

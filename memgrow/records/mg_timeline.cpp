@@ -225,9 +225,12 @@ void timeline_warmup_announced() {
     tl.warmup_announced = true;
 }
 
-ULong timeline_startup_end() {
+ULong timeline_startup_end(bool* announced) {
+    bool known = (clo.warmup_given && clo.warmup_units) ||
+                 (!clo.warmup_given && (tl.warmup_ended || tl.n_marks || tl.startup_folded_at));
+    if (announced) *announced = known;
     if (clo.warmup_given) return clo.warmup_units;
-    if (!tl.warmup_ended && !tl.n_marks && !tl.startup_folded_at) return 0;
+    if (!known) return 0;
     ULong w = tl.warmup_end_at > tl.first_mark_at ? tl.warmup_end_at : tl.first_mark_at;
     return tl.startup_folded_at > w ? tl.startup_folded_at : w;
 }

@@ -70,8 +70,9 @@ void timeline_warmup_announced();
 // The run clock where start-up ended: --warmup's units when given; else the
 // latest of MEMGROW_WARMUP_END, CPython's warm-up end, the first mark and
 // the CUDA driver's start-up fold; 0 when none (--warmup=P%, or nothing
-// announced: a share of the clock is no start-up of the program's).
-ULong timeline_startup_end();
+// announced: a share of the clock is no start-up of the program's);
+// *announced says whether one of them happened (it may end at clock 0).
+ULong timeline_startup_end(bool* announced = nullptr);
 // A start-up call of the CUDA driver (cuInit, a context's creation) begins
 // or ends; the end of one folds the run clock when they took most of it.
 void timeline_device_startup(bool begin);

@@ -326,6 +326,13 @@ class CudaTest(mgtest.TestCase):
         self.assertEqual(lc["suppressed"]["bytes"], startup, r.log)
         r = run("driver", options=["--default-suppressions=no"])
         self.assertEqual(r.report["leak_check"]["possible"]["bytes"], startup, r.log)
+        # Lost at start-up (the driver's start-up ends the warm-up): one line
+        # by default, the records when asked for.
+        self.assertEqual(r.report["leak_check"]["lost_at_startup"]["possible"]["bytes"], startup,
+                         r.log)
+        self.assertRegex(r.log, r"Lost at start-up: 29,360,128 bytes in \S+ blocks")
+        r = run("driver", options=["--default-suppressions=no",
+                                   "--show-leak-kinds=definite,possible,startup"])
         self.assertRegex(r.log, r"by 0x[0-9a-f]+: cuDevicePrimaryCtxRetain \(standin_driver\.c:")
 
     def test_own_context_is_startup_too(self):
