@@ -642,14 +642,14 @@ namespace {
 // A frame's token from its code object, and whether it has one (complete
 // frames outside the import system); false when the code object is
 // unreadable. While the warm-up's end is looked for, *module becomes the
-// frame when it runs a module's code outside an import (the outermost one
-// that does is the script's top level).
+// frame when it runs a module's code outside the import system (the
+// outermost one that does is the script's top level).
 bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importing,
                   RawFrame* module) {
     Code* code = code_at(f.code);
     if (!code) return false;
-    // The outermost module frame outside an import: the script's top level.
-    if (warmup_pending && !*importing && code->module && !code->hidden) *module = f;
+    // The outermost module frame outside the import system: the script's top level.
+    if (warmup_pending && code->module && !code->hidden) *module = f;
     Addr units = f.code + layout->code_adaptive;
     // Incomplete frames (still setting up) are not the program's lines.
     bool incomplete = false, at_resume = false;
@@ -693,16 +693,37 @@ bool decode_frame(const RawFrame& f, bool* shown, StackWord* word, bool* importi
 struct ScriptModule {
     Addr code = 0, furthest = 0; // its code, the furthest instruction seen
     bool looped = false;
-    Addr asked = 0;     // the instruction last asked about (a call's many allocations), ...
-    bool ahead = false; // ... and the answer
+    Addr asked = 0;       // the instruction last asked about (a call's many allocations), ...
+    bool ahead = false;   // ... and the answer
+    Int import_line = -1; // the line of the import statement it was last seen running
 };
 ScriptModule script_module;
+
+ScriptModule& script_module_of(const RawFrame& f) {
+    if (script_module.code != f.code) script_module = ScriptModule{f.code};
+    return script_module;
+}
+
+// The script's frame runs an import statement: the rest of its line is the
+// import's (`import json, asyncio` stores json, allocating, before it
+// imports asyncio). Known from the instruction itself, never from the words
+// after it (the executed ones may be caches that read as anything).
+void note_import_line(const RawFrame& f) {
+    Code* code = code_at(f.code);
+    UChar opcode;
+    Addr units = f.code + layout->code_adaptive;
+    if (!code || !layout->import_name || f.prev_instr < units ||
+        f.prev_instr >= units + 2ull * code->n_units || !read_client(f.prev_instr, &opcode) ||
+        (opcode != layout->import_name && opcode != layout->import_from))
+        return;
+    script_module_of(f).import_line =
+        pyline::line_of(code->runs, code->n_runs, static_cast<UInt>((f.prev_instr - units) / 2));
+}
 
 bool import_ahead(const RawFrame& f) {
     Code* code = code_at(f.code);
     if (!code || !layout->import_name) return false;
-    ScriptModule& m = script_module;
-    if (m.code != f.code) m = ScriptModule{f.code, 0, false, 0, false};
+    ScriptModule& m = script_module_of(f);
     if (f.prev_instr == m.asked) return m.ahead;
     m.looped = m.looped || f.prev_instr < m.furthest;
     if (f.prev_instr > m.furthest) m.furthest = f.prev_instr;
@@ -712,6 +733,7 @@ bool import_ahead(const RawFrame& f) {
         return false;
     UInt at = static_cast<UInt>((f.prev_instr - units) / 2);
     Int line = pyline::line_of(code->runs, code->n_runs, at);
+    if (line == m.import_line) return m.ahead = true;
     while (at < code->n_units && pyline::line_of(code->runs, code->n_runs, at) == line)
         ++at;
     // An import on an earlier line is a handler moved to the code's end
@@ -762,7 +784,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         if (f.owner >= layout->first_entry_owner) {
             end_segment(frame);
             open = false;
-            if (full) break;
+            if (full && !warmup_pending) break;
             frame = f.previous;
             continue;
         }
@@ -770,7 +792,16 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         // which places the tokens in the native stack (mg_sites.cpp).
         full = out->n_tokens >= max_tokens;
         if (full) {
-            if (layout->first_entry_owner == 0xff) break; // 3.11: entries are not on the C stack
+            // While the warm-up's end is looked for, the frames past
+            // max_tokens still say whether an import runs, and which is the
+            // script's.
+            if (warmup_pending) {
+                bool shown;
+                StackWord word;
+                if (!decode_frame(f, &shown, &word, &importing, &module)) break;
+            } else if (layout->first_entry_owner == 0xff) {
+                break; // 3.11: entries are not on the C stack
+            }
             frame = f.previous;
             continue;
         }
@@ -807,7 +838,11 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     }
     if (open) end_segment(0);
     if (!pymalloc_warned && out->n_tokens) check_allocator();
-    if (warmup_pending && out->n_tokens && !importing && !(module.code && import_ahead(module))) {
+    // The warm-up ends in the script's code: what the interpreter runs in
+    // Python before it (3.13+ registers `-c`'s source with linecache) is
+    // start-up.
+    if (warmup_pending && module.code) note_import_line(module);
+    if (warmup_pending && out->n_tokens && !importing && module.code && !import_ahead(module)) {
         warmup_pending = false;
         timeline_warmup_end();
         const Function* f = function_by_id[(out->tokens[0] & ~kPythonFrameTag) >> 32];

@@ -5,11 +5,12 @@ on every interpreter of mgtest.python_interpreters() (pymalloc: on the
 representative ones)."""
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mgtest import (SRC, TestCase, python_executables, representative_interpreters,  # noqa: E402
-                    run, source_line)
+from mgtest import (SRC, TestCase, describe, python_executables,  # noqa: E402
+                    representative_interpreters, run, source_line)
 
 SCRIPT = os.path.join(SRC, "tests", "regress", "py_teardown.py")
 STEADY = os.path.join(SRC, "tests", "regress", "py_steady.py")
@@ -70,6 +71,35 @@ class PythonModule(TestCase):
                 self.assertGreater(rep["warmup_end"], rep["teardown_at"] * 0.05)
                 line = source_line("tests/regress/py_stats_dict.py", "STATS_INSERT")
                 self.assertClass(rep, "growing", file="py_stats_dict.py", line=line)
+
+    def test_imports_on_one_line_and_in_dash_c_are_start_up(self):
+        # `import json, email.parser, asyncio` stores json (a globals dict
+        # resize) before it imports the rest; -c's source is registered with
+        # linecache (3.13+, Python code) before it runs: neither ends the
+        # warm-up. The loop after the imports grows, and nothing else does.
+        code = ("import json, email.parser, asyncio, decimal\n"
+                "keep = []\n"
+                "for i in range(3000):\n"
+                "    keep.append('x%d' % i * 4)  # KEEP\n")
+        for name, exe in REPRESENTATIVE.items():
+            if name == "running":
+                continue  # the static 3.11 stands for 3.11 (kept short)
+            for how in ("-c", "script"):
+                with self.subTest(interpreter=name, how=how), tempfile.TemporaryDirectory() as tmp:
+                    if how == "-c":
+                        argv = [exe, "-c", code]
+                    else:
+                        argv = [exe, os.path.join(tmp, "imports.py")]
+                        with open(argv[1], "w") as f:
+                            f.write(code)
+                    r = run(argv, env={"PYTHONMALLOC": "malloc"})
+                    self.assertEqual(r.rc, 0, r.log)
+                    rep = r.report
+                    self.assertClass(rep, "growing", line=4)
+                    for s in rep["sites"]:
+                        if s["class"] in ("growing", "plateau"):
+                            self.assertEqual([f["line"] for f in s["frames"] if f["file"] in
+                                              ("<string>", argv[-1])][-1:], [4], describe(rep))
 
 
 class PythonClean(TestCase):
