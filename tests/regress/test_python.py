@@ -77,7 +77,7 @@ class PythonModule(TestCase):
         # resize) before it imports the rest; -c's source is registered with
         # linecache (3.13+, Python code) before it runs: neither ends the
         # warm-up. The loop after the imports grows, and nothing else does.
-        code = ("import json, email.parser, asyncio, decimal\n"
+        code = ("import json, email.parser, asyncio\n"
                 "keep = []\n"
                 "for i in range(3000):\n"
                 "    keep.append('x%d' % i * 4)  # KEEP\n")
