@@ -272,6 +272,8 @@ Bool process_option(const HChar* arg) {
         static const HChar* const units[] = {"B", "i", "ms"}; // TimeUnit's order
         return parse_word(arg, str, units, &clo.time_unit, "the time unit must be B, i or ms");
     } else if VG_BINT_CLO (arg, "--depth", clo.depth, 1, 256) {
+    } else if VG_BINT_CLO (arg, "--startup-depth", clo.startup_depth, 1, 256) {
+        clo.startup_depth_given = true;
     } else if VG_STR_CLO (arg, "--warmup", str) {
         return parse_warmup(arg, str);
     } else if VG_STR_CLO (arg, "--mark-at", str) {
@@ -351,6 +353,10 @@ void print_usage() {
      "    --time-unit=B|i|ms        bucket clock: bytes allocated (deterministic),\n"
      "                              guest instructions, or milliseconds [B]\n"
      "    --depth=<n>               frames (native and Python) per allocation stack [32]\n"
+     "    --startup-depth=<n>       frames per stack while a Python script's imports\n"
+     "                              run (start-up, shown summed) [8; --depth's when\n"
+     "                              --show-leak-kinds or --errors-for has startup,\n"
+     "                              or --warmup is given]\n"
      "    --warmup=<p>%%|<n>         start-up ignored by classification: a share of\n"
      "                              the clock or clock units [up to MEMGROW_WARMUP_END\n"
      "                              or the first MEMGROW_MARK, else 5%%]\n"
@@ -436,6 +442,13 @@ void print_debug_usage() {
 void check_options() {
     if (!clo.freelist_vol_given)
         clo.freelist_vol = clo.addressability ? kFreelistVolChecked : kFreelistVolHunt;
+    // Start-up's stacks are short only where nobody asked to see them: its
+    // losses listed, or a --warmup of the user's own (a boundary that may
+    // fall inside the imports).
+    if (!clo.startup_depth_given &&
+        ((clo.show_leak_kinds | clo.errors_for) & kStartupBit || clo.warmup_given))
+        clo.startup_depth = clo.depth;
+    if (clo.startup_depth > clo.depth) clo.startup_depth = clo.depth;
     report_file_init();
     HChar* name = VG_(expand_file_name)("--json-file", clo.json_file);
     json_file_existed_at_start = report_path_check("--json-file", name);

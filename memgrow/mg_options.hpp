@@ -38,7 +38,11 @@ struct Options {
     // The exit code of a run whose final report was lost (0: the client's).
     Int lost_report_exitcode = 1;
     TimeUnit time_unit = TimeUnit::bytes;
-    Int depth = 32;            // native frames kept per allocation stack
+    Int depth = 32; // native frames kept per allocation stack
+    // Frames per stack while a Python script's imports run: their sites are
+    // start-up's, shown summed (check_options: --depth's when asked for).
+    Int startup_depth = 8;
+    bool startup_depth_given = false;
     UInt warmup_percent = 5;   // warm-up as a share of the clock ...
     ULong warmup_units = 0;    // ... or, when non-zero, in clock units
     bool warmup_given = false; // --warmup overrides the program's own boundaries

@@ -772,6 +772,7 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
     bool importing = false; // the import system is on the stack
     RawFrame module{};      // the outermost module frame (while the warm-up's end is looked for)
     bool full = false;      // max_tokens taken: only the current segment's entry is wanted
+    bool placed = false;    // ... and found
     // Bounded: a cycle in garbage memory must not loop forever.
     for (UInt visited = 0; frame && frame != base && visited < 4 * PythonStack::kMaxTokens;
          ++visited) {
@@ -782,9 +783,10 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         }
         // 3.12+: one C call's frames end at its entry frame.
         if (f.owner >= layout->first_entry_owner) {
-            end_segment(frame);
+            if (!placed) end_segment(frame); // past max_tokens, only the first is wanted
+            placed = full;
             open = false;
-            if (full && !warmup_pending) break;
+            if (full && !(warmup_pending && !importing)) break;
             frame = f.previous;
             continue;
         }
@@ -792,10 +794,10 @@ void walk_frames(ThreadId tid, UInt max_tokens, PythonStack* out) {
         // which places the tokens in the native stack (mg_sites.cpp).
         full = out->n_tokens >= max_tokens;
         if (full) {
-            // While the warm-up's end is looked for, the frames past
-            // max_tokens still say whether an import runs, and which is the
-            // script's.
-            if (warmup_pending) {
+            // While the warm-up's end is looked for (and no import is seen
+            // yet), the frames past max_tokens still say whether an import
+            // runs, and which is the script's.
+            if (warmup_pending && !importing) {
                 bool shown;
                 StackWord word;
                 if (!decode_frame(f, &shown, &word, &importing, &module)) break;
@@ -877,6 +879,10 @@ bool python_is_eval(Addr ip) {
         VG_(get_fnname)(ep, ip, &name) && VG_(strncmp)(name, "_PyEval_EvalFrameDefault", 24) == 0;
     m = EvalMemo{ip, ep.n, eval};
     return eval;
+}
+
+bool python_startup_pending() {
+    return state == State::active && warmup_pending;
 }
 
 bool python_defer_warmup_end() {

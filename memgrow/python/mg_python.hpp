@@ -48,6 +48,8 @@ bool python_in_interpreter(Addr ip);
 // later, at the first allocation from Python code outside an import (the
 // imports at the top of a script are start-up too); true when deferred.
 bool python_defer_warmup_end();
+// The script's imports still run (the deferred warm-up has not ended).
+bool python_startup_pending();
 // Teardown begins: a warm-up still deferred ends now (the script did nothing
 // but import).
 void python_settle_warmup();

@@ -138,6 +138,9 @@ inline UWord hash_words(const StackWord* w, UInt n, UWord seed) {
 // Native frames captured when Python frames replace some: the interpreter's
 // loop and call machinery take several native frames per Python call.
 constexpr UInt kPythonNativeFrames = 64;
+// Start-up's: --startup-depth and these, enough to reach the evaluation
+// loop from most allocations.
+constexpr UInt kStartupNativeSlack = 8;
 
 // Which frames of a native stack are the evaluation loop: bit i for frame
 // i. Bit 0 (the innermost frame: never the loop) says "computed", so that
@@ -301,12 +304,27 @@ Site* site_of_current_stack(ThreadId tid, Space space, UInt device, StackPurpose
         if (preload_hi) memo.clear();
     }
     if (python_poll()) {
+        // While the script's imports run, stacks are --startup-depth deep:
+        // start-up's sites are shown summed, and `import torch`'s millions
+        // of allocations are most of a run's unwinding, walking and
+        // interning. The caches hold stacks of one depth.
+        static bool short_stacks;
+        bool startup = clo.startup_depth < clo.depth && python_startup_pending();
+        if (startup != short_stacks) {
+            stack_cache_clear(StackPurpose::allocation);
+            stack_cache_clear(StackPurpose::revival);
+            short_stacks = startup;
+        }
+        if (startup) depth = static_cast<UInt>(clo.startup_depth);
         // The native part is cached with its evaluation-loop frames; the
         // Python frames change from line to line and are read every time.
-        CapturedStack stack = capture_stack(tid, purpose, kPythonNativeFrames);
+        CapturedStack stack = capture_stack(
+            tid, purpose, startup ? depth + kStartupNativeSlack : kPythonNativeFrames);
         if (!*stack.payload) *stack.payload = reinterpret_cast<void*>(eval_frames(stack));
         static PythonStack py;
         python_stack(tid, depth, &py);
+        if (startup && !python_startup_pending()) // this allocation ended the start-up
+            return site_of_current_stack(tid, space, device, purpose);
         UWord mask = reinterpret_cast<UWord>(*stack.payload) | entry_frames(stack, py);
         if (Site* s = memo.find(stack, mask, py, space, device)) return s;
         Site* s = intern(space, device, w, merge_python(stack, mask, py, w, depth));

@@ -102,6 +102,64 @@ class PythonModule(TestCase):
                                               ("<string>", argv[-1])][-1:], [4], describe(rep))
 
 
+DEEP_MODULE = """KEPT = []
+
+
+def deep(n):
+    if n == 0:
+        KEPT.append(bytearray(1000))  # DEEP_ALLOC
+        return
+    deep(n - 1)
+
+
+for _ in range(200):
+    deep(20)
+"""
+
+
+class StartupDepth(TestCase):
+    """While the script's imports run, stacks keep --startup-depth frames
+    (8): start-up's sites are short; after the warm-up a line keeps its whole
+    stack, and start-up's too where its losses are asked for."""
+
+    def sites_of_the_deep_line(self, exe, tmp, *options):
+        with open(os.path.join(tmp, "deepmod.py"), "w") as f:
+            f.write(DEEP_MODULE)
+        script = os.path.join(tmp, "deep_main.py")
+        with open(script, "w") as f:
+            f.write("import deepmod\nfor i in range(2000):\n    deepmod.deep(20)\n")
+        r = run([exe, script], options, env={"PYTHONMALLOC": "malloc", "PYTHONPATH": tmp})
+        self.assertEqual(r.rc, 0, r.log)
+        sites = [s for s in r.report["sites"]
+                 if any(f["file"] and f["file"].endswith("deepmod.py") and f["line"] == 6
+                        for f in s["frames"])]
+        self.assertTrue(sites, describe(r.report))
+        return r.report, sites
+
+    def test_start_up_stacks_are_short_and_the_loops_whole(self):
+        for name, exe in REPRESENTATIVE.items():
+            if name == "running":
+                continue  # the static 3.11 stands for 3.11 (kept short)
+            with self.subTest(interpreter=name), tempfile.TemporaryDirectory() as tmp:
+                rep, sites = self.sites_of_the_deep_line(exe, tmp)
+                # The loop's sites reach the script's line; start-up's, cut
+                # at 8 frames, stop inside deep().
+                loop = [s for s in sites
+                        if any(f["file"] and f["file"].endswith("deep_main.py")
+                               for f in s["frames"])]
+                start = [s for s in sites if s not in loop]
+                self.assertIn("growing", {s["class"] for s in loop}, describe(rep))
+                self.assertGreaterEqual(min(len(s["frames"]) for s in loop), 22, describe(rep))
+                self.assertTrue(start, describe(rep))
+                self.assertLessEqual(max(len(s["frames"]) for s in start), 8, describe(rep))
+                self.assertFalse([s for s in start if s["class"] == "growing"], describe(rep))
+                # Asked for start-up's losses: its stacks are whole, and one
+                # line's blocks are one site.
+                rep, sites = self.sites_of_the_deep_line(
+                    exe, tmp, "--show-leak-kinds=definite,possible,startup")
+                self.assertGreaterEqual(min(len(s["frames"]) for s in sites), 22, describe(rep))
+
+
 class PythonClean(TestCase):
     """Interpreter start-up is warm-up (it ends when the main script or -c
     command starts): clean programs have nothing growing."""
