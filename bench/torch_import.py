@@ -81,7 +81,10 @@ def main():
             with open(res) as f:
                 secs, kib, status, cpu = f.read().split()
             if status != "0":
-                sys.exit(f"torch_import: {name} exited {status}")
+                # memcheck cannot start a program whose ld.so is stripped
+                # (sid's): it needs the loader's strlen by name.
+                print(f"{name:24} exited {status}: not measured", flush=True)
+                continue
             rows[name] = (float(secs), float(cpu), int(kib))
             ratio = f"{float(cpu) / rows['none'][1]:5.2f}x none" if "none" in rows else ""
             print(f"{name:24} {float(secs):7.1f} s wall {float(cpu):7.1f} s CPU  "

@@ -354,7 +354,7 @@ void print_usage() {
      "                              guest instructions, or milliseconds [B]\n"
      "    --depth=<n>               frames (native and Python) per allocation stack [32]\n"
      "    --startup-depth=<n>       frames per stack while a Python script's imports\n"
-     "                              run (start-up, shown summed) [8; --depth's when\n"
+     "                              run (start-up, shown summed) [4; --depth's when\n"
      "                              --show-leak-kinds or --errors-for has startup,\n"
      "                              or --warmup is given]\n"
      "    --warmup=<p>%%|<n>         start-up ignored by classification: a share of\n"

@@ -41,7 +41,7 @@ struct Options {
     Int depth = 32; // native frames kept per allocation stack
     // Frames per stack while a Python script's imports run: their sites are
     // start-up's, shown summed (check_options: --depth's when asked for).
-    Int startup_depth = 8;
+    Int startup_depth = 4;
     bool startup_depth_given = false;
     UInt warmup_percent = 5;   // warm-up as a share of the clock ...
     ULong warmup_units = 0;    // ... or, when non-zero, in clock units

@@ -119,7 +119,7 @@ for _ in range(200):
 
 class StartupDepth(TestCase):
     """While the script's imports run, stacks keep --startup-depth frames
-    (8): start-up's sites are short; after the warm-up a line keeps its whole
+    (4): start-up's sites are short; after the warm-up a line keeps its whole
     stack, and start-up's too where its losses are asked for."""
 
     def sites_of_the_deep_line(self, exe, tmp, *options):
@@ -143,7 +143,7 @@ class StartupDepth(TestCase):
             with self.subTest(interpreter=name), tempfile.TemporaryDirectory() as tmp:
                 rep, sites = self.sites_of_the_deep_line(exe, tmp)
                 # The loop's sites reach the script's line; start-up's, cut
-                # at 8 frames, stop inside deep().
+                # at 4 frames, stop inside deep().
                 loop = [s for s in sites
                         if any(f["file"] and f["file"].endswith("deep_main.py")
                                for f in s["frames"])]
@@ -151,7 +151,7 @@ class StartupDepth(TestCase):
                 self.assertIn("growing", {s["class"] for s in loop}, describe(rep))
                 self.assertGreaterEqual(min(len(s["frames"]) for s in loop), 22, describe(rep))
                 self.assertTrue(start, describe(rep))
-                self.assertLessEqual(max(len(s["frames"]) for s in start), 8, describe(rep))
+                self.assertLessEqual(max(len(s["frames"]) for s in start), 4, describe(rep))
                 self.assertFalse([s for s in start if s["class"] == "growing"], describe(rep))
                 # Asked for start-up's losses: its stacks are whole, and one
                 # line's blocks are one site.
