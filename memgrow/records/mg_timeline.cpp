@@ -198,6 +198,16 @@ void timeline_recharge(Site* from, Site* to, SizeT bytes) {
     site_may_be_done(from);
 }
 
+void timeline_park(UInt id, SizeT bytes) {
+    // In the series' last bucket, teardown's: the clock stopped there.
+    Site* s = site_at(id);
+    const i64 delta = -static_cast<i64>(bytes);
+    if (tl.n_marks) marks_of(s)->add(tl.marks, delta);
+    s->clock.add(tl.run, delta, dense_series, false);
+    tl.totals[static_cast<UInt>(s->space)].add(tl.run, delta, false);
+    s->live_blocks--;
+}
+
 void timeline_mark(const HChar* label) {
     if (tl.torn_down) return;
     // The log says "per step" when every mark says "step".
