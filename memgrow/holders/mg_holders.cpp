@@ -4,6 +4,7 @@
 #include "holders/mg_pynames.hpp"
 #include "output/mg_log_text.hpp"
 #include "output/mg_report_select.hpp"
+#include "pages/mg_mapped.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_pylocals.hpp"
 #include "python/mg_pyobject.hpp"
@@ -316,15 +317,16 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
         VG_(snprintf)(buf, size, "the thread-local storage of thread %u", st->tid);
         return;
     }
-    // An object's static data without a symbol: its file-backed data, or
-    // the anonymous mapping that holds the rest of its .bss.
-    const HChar* file = nullptr;
-    if (VG_(DebugInfo_sect_kind)(&file, a) == Vg_SectUnknown) file = nullptr;
-    const NSegment* seg = VG_(am_find_nsegment)(a);
-    if (!file && seg && seg->kind == SkFileC) file = VG_(am_get_filename)(seg);
-    if (file) {
+    // An object's static data without a symbol.
+    if (const HChar* file = static_data_object(a)) {
         const HChar* slash = VG_(strrchr)(file, '/');
         VG_(snprintf)(buf, size, "static data of %s", slash ? slash + 1 : file);
+        return;
+    }
+    // The loader's own allocations before the C library's malloc (link
+    // maps, the first thread's TLS and DTV): its static data too.
+    if (mapped_by_loader(a)) {
+        VG_(snprintf)(buf, size, "the dynamic loader's memory");
         return;
     }
     *kind = RootKind::mapped;
