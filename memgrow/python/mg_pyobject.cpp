@@ -120,8 +120,11 @@ namespace {
 // Whether a word is a free list's link: null (the list's last), or the
 // object of another heap block (its start, or past a GC header).
 bool free_list_link(Addr w) {
+    // 3.14's immortal objects keep this count (3.12's and 3.13's, 2^32 - 1,
+    // is odd): never a link, even where a block starts there.
+    constexpr Addr kImmortal314 = Addr(3) << 30;
     if (w == 0) return true;
-    if (w % 8) return false;
+    if (w % 8 || w == kImmortal314) return false;
     Block* b = block_find(Table::host, w);
     if (!b && w >= kGcHeaderBytes) b = block_find(Table::host, w - kGcHeaderBytes);
     return b != nullptr;
