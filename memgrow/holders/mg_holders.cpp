@@ -156,6 +156,13 @@ bool parked(ULong i) {
     return verdict == kParked;
 }
 
+// Takes a dead object out of its site's live bytes (teardown only: the
+// series end there, and it will not be revived).
+void park(const ScannedBlock& b) {
+    const Block* r = block_find(Table::host, b.addr);
+    timeline_park(b.site, b.size, r ? r->birth : clock_end());
+}
+
 // The holder shown for block p: a bounded owner a few blocks up (an
 // lru_cache wrapper for its cache dict, a queue.Queue for its deque).
 ULong presented(ULong p) {
@@ -759,7 +766,7 @@ void holders_compute(const Analysis& a_, bool teardown, const UChar* also_name) 
     for (UInt i = 0; i < n_blocks; ++i) {
         if (blocks[i].site >= n_sites) continue;
         if (parked(i)) {
-            if (teardown) timeline_park(blocks[i].site, blocks[i].size);
+            if (teardown) park(blocks[i]);
             continue;
         }
         ULong key = holder_key(i);
