@@ -103,13 +103,19 @@ struct Mark {
     State state;
     bool pending;   // queued or on the clique stack
     u8 heuristic;   // reachable only through this heuristic (kNoHeuristic otherwise)
-    bool weak_via;  // first reached by a weak edge and not yet scanned
-    bool deferred;  // in the deferred list, waiting for the strong edges to end
+    u8 weak_via;    // first reached by a weak edge (its kWeak level), not yet scanned
+    u8 deferred;    // the deferred list it waits in (its level; 0: none)
     bool scanned;   // scanned at least once
     usize indirect; // unreached (a clique leader): bytes lost through it;
                     // indirect: the block through which it was found;
                     // reachable, possible: how it was first reached (kViaRoot)
 };
+
+// How weakly an edge holds (Memory::weak_edge): a block first reached by a
+// weak edge is scanned once no strong way is left, a block first reached by
+// a weakest one once no weak way is left either; a stronger edge that
+// reaches it before its scan becomes its way.
+constexpr u8 kStrong = 0, kWeak = 1, kWeakest = 2;
 
 constexpr usize kWord = sizeof(usize);
 constexpr usize kPage = 4096;
@@ -124,10 +130,11 @@ constexpr usize kPage = 4096;
 //       mapping ending at *end (inclusive)
 //   bool in_code(usize a);                         a is in an executable
 //       file mapping
-//   bool weak_edge(usize at, usize ptr, const Block& target, usize parent);
-//       the word at `at` (of the block at parent, 0 for a root) holding ptr
-//       keeps nothing alive in the program's sense (always false where the
-//       program has no such edges)
+//   u8 weak_edge(usize at, usize ptr, const Block& target, usize parent);
+//       how weakly the word at `at` (of the block at parent, 0 for a root)
+//       holding ptr keeps it: kStrong (always, where the program has no
+//       weak edges), kWeak (nothing alive in the program's sense), kWeakest
+//       (a native root that any way of the program's own beats)
 template <class Memory> class Scanner {
   public:
     // marks and stack have n entries each, owned by the caller; deferred
@@ -137,7 +144,7 @@ template <class Memory> class Scanner {
         : blocks_(blocks), n_(n), marks_(marks), stack_(stack), deferred_(deferred),
           heuristics_(heuristics), mem_(mem) {
         for (u32 i = 0; i < n; ++i)
-            marks_[i] = Mark{State::unreached, false, kNoHeuristic, false, false, false, 0};
+            marks_[i] = Mark{State::unreached, false, kNoHeuristic, kStrong, 0, false, 0};
         if (n) {
             lo_ = blocks[0].addr;
             hi_ = blocks[n - 1].addr + (blocks[n - 1].size ? blocks[n - 1].size : 1);
@@ -220,12 +227,18 @@ template <class Memory> class Scanner {
         marks_[i].pending = true;
         stack_[(head_ + queued_++) % n_] = i;
     }
-    // A block first reached by a weak edge waits for the strong ones (a
-    // full list, which cannot happen, would only cost the way's quality).
-    void defer(u32 i) {
-        if (!deferred_ || n_deferred_ == n_) return enqueue(i);
-        marks_[i].pending = marks_[i].deferred = true;
-        deferred_[n_deferred_++] = i;
+    // A block first reached by a weak edge waits for the strong ones, one
+    // reached by a weakest edge for the weak ones too: two lists in one
+    // array, the weak from its front, the weakest from its back (a full
+    // array, which cannot happen, would only cost the way's quality).
+    void defer(u32 i, u8 level) {
+        if (!deferred_ || n_deferred_ + n_weakest_ == n_) return enqueue(i);
+        marks_[i].pending = true;
+        marks_[i].deferred = level;
+        if (level == kWeakest)
+            deferred_[n_ - 1 - n_weakest_++] = i;
+        else
+            deferred_[n_deferred_++] = i;
     }
 
     // A root word or a word of a block reached from the roots; via: where
@@ -241,8 +254,10 @@ template <class Memory> class Scanner {
         if (m.state == State::reachable) {
             // Now reached directly: no heuristic is needed for it any more.
             if (m.heuristic && ptr == b.addr) m.heuristic = kNoHeuristic;
-            if (m.weak_via && !m.scanned && exact(ptr, b) && !weak_edge(at, ptr, b, via))
-                promote(static_cast<u32>(i), via);
+            if (m.weak_via && !m.scanned && exact(ptr, b)) {
+                u8 level = weak_edge(at, ptr, b, via);
+                if (level < m.weak_via) promote(static_cast<u32>(i), via, level);
+            }
             return;
         }
         bool start = ptr == b.addr;
@@ -252,8 +267,9 @@ template <class Memory> class Scanner {
         }
         // An interior pointer no heuristic accepts is weak too: it may be
         // any value that happens to point there (a cache's counters).
-        bool weak = deferred_ && !m.scanned && (!start || weak_edge(at, ptr, b, via));
-        if (m.weak_via && !weak) promote(static_cast<u32>(i), via);
+        u8 weak = deferred_ && !m.scanned ? weak_edge(at, ptr, b, via) : kStrong;
+        if (deferred_ && !m.scanned && !start && weak < kWeak) weak = kWeak;
+        if (m.weak_via > weak) promote(static_cast<u32>(i), via, weak);
         bool first = m.state == State::unreached;
         if (start && prior_definite) {
             m.state = State::reachable;
@@ -264,7 +280,7 @@ template <class Memory> class Scanner {
         }
         if (first) m.indirect = via, m.weak_via = weak;
         if (first && weak)
-            defer(static_cast<u32>(i));
+            defer(static_cast<u32>(i), weak);
         else
             enqueue(static_cast<u32>(i)); // rescan: what it points at rises too
     }
@@ -275,20 +291,24 @@ template <class Memory> class Scanner {
         return ptr == b.addr ||
                (heuristics_ && !(b.flags & kOpaque) && heuristic_for(ptr, b) != kNoHeuristic);
     }
-    bool weak_edge(usize at, usize ptr, const Block& b, usize via) {
-        return deferred_ &&
-               (!at || mem_.weak_edge(at, ptr, b, via_root(via) ? 0 : blocks_[via].addr));
+    u8 weak_edge(usize at, usize ptr, const Block& b, usize via) {
+        if (!deferred_) return kStrong;
+        if (!at) return kWeak;
+        return static_cast<u8>(mem_.weak_edge(at, ptr, b, via_root(via) ? 0 : blocks_[via].addr));
     }
-    // A strong way to a block first reached by a weak one, before its scan:
-    // it becomes the way, and the block is scanned in the strong order.
-    void promote(u32 i, usize via) {
+    // A stronger way to a block first reached by a weaker one, before its
+    // scan: it becomes the way, and the block is scanned in that order.
+    void promote(u32 i, usize via, u8 level) {
         Mark& m = marks_[i];
-        m.weak_via = false;
+        m.weak_via = level;
         m.indirect = via;
         if (m.deferred) { // its deferred list entry goes stale
-            m.deferred = false;
+            m.deferred = 0;
             m.pending = false;
-            enqueue(i);
+            if (level == kStrong)
+                enqueue(i);
+            else
+                defer(i, level);
         }
     }
 
@@ -314,11 +334,20 @@ template <class Memory> class Scanner {
                 head_ = (head_ + 1) % n_, --queued_;
                 scan(i);
             }
-            while (next_deferred_ < n_deferred_ && !marks_[deferred_[next_deferred_]].deferred)
-                ++next_deferred_; // promoted to the strong queue since
-            if (next_deferred_ == n_deferred_) break;
-            u32 i = deferred_[next_deferred_++];
-            marks_[i].deferred = false;
+            while (next_deferred_ < n_deferred_ &&
+                   marks_[deferred_[next_deferred_]].deferred != kWeak)
+                ++next_deferred_; // promoted since
+            while (next_weakest_ < n_weakest_ &&
+                   marks_[deferred_[n_ - 1 - next_weakest_]].deferred != kWeakest)
+                ++next_weakest_;
+            u32 i;
+            if (next_deferred_ < n_deferred_)
+                i = deferred_[next_deferred_++];
+            else if (next_weakest_ < n_weakest_)
+                i = deferred_[n_ - 1 - next_weakest_++];
+            else
+                break;
+            marks_[i].deferred = 0;
             scan(i);
         }
     }
@@ -326,7 +355,7 @@ template <class Memory> class Scanner {
         Mark& m = marks_[i];
         m.pending = false;
         m.scanned = true;
-        m.weak_via = false;
+        m.weak_via = kStrong;
         const Block& b = blocks_[i];
         if (b.flags & (kOpaque | kRoots)) return;
         bool foreign = b.flags & kForeign;
@@ -402,7 +431,7 @@ template <class Memory> class Scanner {
     Mark* marks_;
     u32* stack_;
     u32* deferred_;
-    u32 n_deferred_ = 0, next_deferred_ = 0;
+    u32 n_deferred_ = 0, next_deferred_ = 0, n_weakest_ = 0, next_weakest_ = 0;
     u32 top_ = 0;
     u32 head_ = 0, queued_ = 0; // the trace's queue in stack_
     u32 heuristics_;

@@ -57,6 +57,13 @@ struct BucketClock {
     }
     // Clock time at the start of bucket i.
     u64 start_of(u32 i) const { return i == 0 ? 0 : end_of(i - 1); }
+    // The bucket time t (not past the clock's now) falls in; 0 before the
+    // latest fold.
+    u32 bucket_of(u64 t) const {
+        if (folds && t < origin) return 0;
+        u64 b = fixed() + (t > origin ? t - origin : 0) / width;
+        return b < current ? static_cast<u32>(b) : current;
+    }
 };
 
 // Per-site history in one view. live_end[i] is the live byte count at the end
@@ -107,6 +114,16 @@ struct SiteSeries {
     u64 freed(u32 i) const {
         i64 before = i == 0 ? 0 : live_end[i - 1];
         return static_cast<u64>(before + static_cast<i64>(alloc[i]) - live_end[i]);
+    }
+
+    // Takes bytes out of every level from bucket `from` on, as if freed in
+    // that bucket: memory found dead later (an object parked on a free list
+    // since, records/mg_timeline.cpp), which no free recorded.
+    void remove_since(const BucketClock& c, u32 from, i64 bytes) {
+        sync(c);
+        for (u32 b = from; b <= last; ++b)
+            live_end[b] -= bytes;
+        live -= bytes;
     }
 
   private:
@@ -228,6 +245,16 @@ struct SparseSeries {
         }
         if (!is_dense) live += delta;
         if (delta > 0) allocated += static_cast<u64>(delta);
+    }
+
+    // As SiteSeries::remove_since (dense from then on); without memory for
+    // that, at the last bucket.
+    void remove_since(const BucketClock& c, u32 from, i64 bytes, Alloc alloc) {
+        sync(c);
+        if (!is_dense) promote(alloc);
+        if (!is_dense) return add(c, -bytes, alloc);
+        dense_->remove_since(c, from, bytes);
+        live = dense_->live;
     }
 
     i64 level_at(u32 i) const {

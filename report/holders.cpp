@@ -71,6 +71,23 @@ std::int64_t bytes_held(const Report& r, const Site& s, const Holder& h) {
     return s.live_bytes;
 }
 
+std::vector<HeldSite> holder_members(const Report& r, const Holder& h, const SiteIndex& native,
+                                     const SiteIndex& python) {
+    std::vector<HeldSite> out;
+    for (const HolderMember& m : h.members)
+        if (auto found = (m.python ? python : native).find(m.id);
+            found != (m.python ? python : native).end())
+            out.push_back({found->second, m.bytes});
+    if (!h.members.empty()) return out;
+    for (auto [ids, index] : {std::pair{&h.python_sites, &python}, std::pair{&h.sites, &native}})
+        for (std::int64_t id : *ids)
+            if (auto found = index->find(id); found != index->end())
+                out.push_back({found->second, bytes_held(r, *found->second, h)});
+    std::stable_sort(out.begin(), out.end(),
+                     [](const HeldSite& a, const HeldSite& b) { return a.bytes > b.bytes; });
+    return out;
+}
+
 bool part_of_holder_finding(const Report& r, const Holder& h) {
     if (h.cls != SiteClass::growing && h.cls != SiteClass::plateau) return false;
     return std::any_of(r.holders.begin(), r.holders.end(), [&](const Holder& outer) {

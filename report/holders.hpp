@@ -7,6 +7,7 @@
 #include "report/model.hpp"
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mg::report {
@@ -40,6 +41,18 @@ std::string holder_path_key(const std::string& path);
 // The bytes of site `s` (of report `r`) that holder `h` keeps: its `held_by` entry for the
 // holder (by id, else by path), else all its live bytes.
 std::int64_t bytes_held(const Report& r, const Site& s, const Holder& h);
+
+// The sites a holder's finding names beneath it, each with the bytes of it
+// the holder keeps, in the log's order: its `members` (older reports: its
+// `sites` and `python_sites`, largest share first), those the indexes (by
+// id) hold. How many more it keeps: n_sites less these.
+struct HeldSite {
+    const Site* site;
+    std::int64_t bytes;
+};
+using SiteIndex = std::unordered_map<std::int64_t, const Site*>;
+std::vector<HeldSite> holder_members(const Report& r, const Holder& h, const SiteIndex& native,
+                                     const SiteIndex& python);
 
 // Whether a holder is part of another's finding, as in the log: a growing
 // one inside a growing one (`errors[*]` in `errors`), a plateau one inside

@@ -70,7 +70,7 @@ void holders_section(std::string& out, const Report& r, const std::string& rid,
         shown.insert(shown.end(), of_class.begin(), of_class.end());
     }
     if (shown.empty()) return;
-    std::unordered_map<std::int64_t, const Site*> native, python;
+    SiteIndex native, python;
     for (const Site& s : r.sites)
         native.emplace(s.id, &s);
     for (const Site& s : r.python_sites)
@@ -85,23 +85,15 @@ void holders_section(std::string& out, const Report& r, const std::string& rid,
                    "<tbody>\n",
                    o.top, shown.size(), problems, rid, markup_escape(clock_unit(r.time_unit)));
     for (const Holder* h : shown) {
-        std::vector<const Site*> sites;
-        for (auto [ids, index] :
-             {std::pair{&h->python_sites, &python}, std::pair{&h->sites, &native}})
-            for (std::int64_t id : *ids)
-                if (auto found = index->find(id); found != index->end())
-                    sites.push_back(found->second);
-        std::stable_sort(sites.begin(), sites.end(), [&](const Site* a, const Site* b) {
-            return bytes_held(r, *a, *h) > bytes_held(r, *b, *h);
-        });
+        std::vector<HeldSite> sites = holder_members(r, *h, native, python);
         std::string list;
         for (std::size_t i = 0; i < std::min(o.top, sites.size()); ++i) {
-            const Site& s = *sites[i];
+            const Site& s = *sites[i].site;
             fmt::format_to(std::back_inserter(list),
                            "<li><a href=\"#{}-stack-{}{}\"><span class=\"cls {}\">{}</span> "
                            "<code>{}</code></a> <span class=\"muted\">{} bytes</span></li>",
                            rid, s.python ? "py" : "", s.id, class_name(s.cls), class_name(s.cls),
-                           markup_escape(site_title(s)), with_commas(bytes_held(r, s, *h)));
+                           markup_escape(site_title(s)), with_commas(sites[i].bytes));
         }
         // The log's and show's numbers: its share of its sites' live bytes,
         // in all the sites it keeps (older reports: what the scan found).
@@ -109,7 +101,8 @@ void holders_section(std::string& out, const Report& r, const std::string& rid,
         std::size_t n_sites = h->n_sites ? static_cast<std::size_t>(*h->n_sites) : sites.size();
         std::size_t listed = std::min(o.top, sites.size());
         if (n_sites > listed)
-            list += fmt::format("<li class=\"muted\">&hellip; {} more</li>", n_sites - listed);
+            list += fmt::format("<li class=\"muted\">and {} more site{}</li>", n_sites - listed,
+                                n_sites - listed == 1 ? "" : "s");
         fmt::format_to(it,
                        "<tr data-holder=\"{}\"><td><span class=\"cls {}\">{}</span></td>"
                        "<td>{}</td><td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>"

@@ -351,6 +351,19 @@ class Reader {
             if (ids && !ids->is_number_integer()) o.sites = integers(*ids, at + "/sites");
             if (const json* py = member(h, "python_sites"))
                 o.python_sites = integers(*py, at + "/python_sites");
+            if (const json* m = member(h, "members")) {
+                array(*m, at + "/members");
+                for (std::size_t k = 0; k < m->size(); ++k) {
+                    std::string mat = at + "/members/" + std::to_string(k);
+                    const json& e = object((*m)[k], mat);
+                    HolderMember hm;
+                    if (const json* py = member(e, "python"))
+                        hm.python = boolean(*py, mat + "/python");
+                    if (const json* n = member(e, "id")) hm.id = count(*n, mat + "/id");
+                    if (const json* n = member(e, "bytes")) hm.bytes = count(*n, mat + "/bytes");
+                    o.members.push_back(hm);
+                }
+            }
             find_sites.push_back(!ids || ids->is_number_integer());
             by_id.emplace(o.id, out.size());
             out.push_back(std::move(o));

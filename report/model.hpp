@@ -288,6 +288,13 @@ struct HeldBy : HolderName {
 // groups them. The loader fills in what a report leaves out: its sites
 // (those whose held_by names it) and its class (the highest of the sites it
 // keeps at least half of).
+// A site a holder's finding prints beneath it, and the bytes of it the
+// holder keeps.
+struct HolderMember {
+    bool python = false;
+    std::int64_t id = 0, bytes = 0;
+};
+
 struct Holder : HolderName {
     std::int64_t id = 0;
     SiteClass cls = SiteClass::stable;
@@ -297,6 +304,9 @@ struct Holder : HolderName {
     // Its share of its sites' live bytes, and how many sites it keeps (the
     // report lists the largest): what the log's finding says.
     std::optional<std::int64_t> live_bytes, n_sites;
+    // The sites the log prints beneath its finding, in its order (older
+    // reports: none, and each view picks them from `sites`).
+    std::vector<HolderMember> members;
 };
 
 struct Lost {

@@ -138,27 +138,19 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
 // each: one finding per holder.
 void print_holders(std::string& out, const Report& r, const ShowOptions& o,
                    const std::vector<const Site*>& listed) {
-    std::unordered_map<std::int64_t, const Site*> native, python;
+    SiteIndex native, python;
     for (const Site* s : listed)
         (s->python ? python : native).emplace(s->id, s);
     const std::array<SiteClass, 4> order = {SiteClass::leaked, SiteClass::growing,
                                             SiteClass::plateau, SiteClass::stable};
-    std::array<std::vector<std::pair<const Holder*, std::vector<const Site*>>>, 4> by_class;
+    std::array<std::vector<std::pair<const Holder*, std::vector<HeldSite>>>, 4> by_class;
     for (const Holder& h : r.holders) {
         // Stable holders (the interpreter's own, most of them) only on request.
         if (o.classes.empty()
                 ? h.cls == SiteClass::stable
                 : std::find(o.classes.begin(), o.classes.end(), h.cls) == o.classes.end())
             continue;
-        std::vector<const Site*> sites;
-        for (auto [ids, index] :
-             {std::pair{&h.python_sites, &python}, std::pair{&h.sites, &native}})
-            for (std::int64_t id : *ids)
-                if (auto found = index->find(id); found != index->end())
-                    sites.push_back(found->second);
-        std::stable_sort(sites.begin(), sites.end(), [&](const Site* a, const Site* b) {
-            return bytes_held(r, *a, h) > bytes_held(r, *b, h);
-        });
+        std::vector<HeldSite> sites = holder_members(r, h, native, python);
         if (!sites.empty() && !part_of_holder_finding(r, h))
             by_class[3 - static_cast<int>(h.cls)].emplace_back(&h, sites);
     }
@@ -184,14 +176,17 @@ void print_holders(std::string& out, const Report& r, const ShowOptions& o,
                 fmt::format_to(it, ", {} B per {}", rate_text(*h->rate),
                                terminal_text(clock_unit(r.time_unit)));
             out += "\n";
-            for (std::size_t k = 0; k < std::min(o.top, sites.size()); ++k) {
-                const Site& s = *sites[k];
+            std::size_t shown = std::min(o.top, sites.size());
+            for (std::size_t k = 0; k < shown; ++k) {
+                const Site& s = *sites[k].site;
                 fmt::format_to(it, "    {} {} {}, {} bytes held: {}\n",
                                s.python ? "Python site" : "site", s.id, class_name(s.cls),
-                               with_commas(bytes_held(r, s, *h)), terminal_text(site_title(s)));
+                               with_commas(sites[k].bytes), terminal_text(site_title(s)));
             }
-            if (sites.size() > o.top)
-                fmt::format_to(it, "    ... {} more sites\n", with_commas(sites.size() - o.top));
+            // The log's words: the sites it keeps that are not named.
+            if (n_sites > shown)
+                fmt::format_to(it, "    and {} more site{}\n", with_commas(n_sites - shown),
+                               n_sites - shown == 1 ? "" : "s");
         }
     }
 }

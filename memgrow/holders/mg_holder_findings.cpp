@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "holders/mg_holder_findings.hpp"
 #include "holders/mg_holders.hpp"
+#include "output/mg_report_select.hpp"
 #include "core/holder_rule.hpp"
 
 namespace mg {
@@ -86,7 +87,8 @@ Int by_growth(const void* x, const void* y) {
 
 // One holder's run of (site, bytes): its series, summed in shares, and its
 // sites, merged by Python site where the sites have Python frames.
-void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n, HolderFinding* f) {
+void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n, ULong floor,
+               HolderFinding* f) {
     double sum[kBuckets] = {};
     f->live_bytes = 0;
     ULong steady = 0;  // of live_bytes, those of sites whose blocks keep their size
@@ -139,9 +141,12 @@ void build_one(const Analysis& a, const Holder& holder, const Held* run, UInt n,
     }
     VG_(ssort)(sites, m, sizeof(HolderSite), by_bytes);
     f->n_sites = m;
-    f->n_top = m < 5 ? m : 5;
-    for (UInt i = 0; i < f->n_top; ++i)
-        f->top[i] = sites[i];
+    // The members printed: the largest, and the others whose share reaches
+    // the report's threshold (the rest are "N more").
+    f->n_top = 0;
+    while (f->n_top < m && f->n_top < kTopSites &&
+           (f->n_top == 0 || sites[f->n_top].bytes >= floor))
+        f->top[f->n_top] = sites[f->n_top], ++f->n_top;
     VG_(free)(sites);
     i64 series[kBuckets];
     for (UInt b = 0; b < a.n_buckets; ++b)
@@ -181,6 +186,7 @@ void holder_findings_build(const Analysis& a) {
     const Holder* holders = all = holders_all(&n_findings);
     if (!n_findings) return;
     fold_alike();
+    const ULong floor = report_floor(a);
     Gather g{nullptr, 0};
     holders_for_each(gather, &g);
     g.out = static_cast<Held*>(VG_(malloc)("mg.findings", (g.n + 1) * sizeof(Held)));
@@ -194,7 +200,8 @@ void holder_findings_build(const Analysis& a) {
     for (UInt i = 0, end; i < g.n; i = end) {
         for (end = i; end < g.n && g.out[end].holder == g.out[i].holder;)
             ++end;
-        build_one(a, holders[g.out[i].holder], g.out + i, end - i, &findings[g.out[i].holder]);
+        build_one(a, holders[g.out[i].holder], g.out + i, end - i, floor,
+                  &findings[g.out[i].holder]);
     }
     VG_(free)(g.out);
     for (UInt h = 0; h < n_findings; ++h)

@@ -17,11 +17,12 @@ struct HolderSite {
     ULong bytes; // of it the holder keeps
 };
 
+constexpr UInt kTopSites = 5;
 struct HolderFinding {
-    Growth growth;     // of the holder's series
-    ULong live_bytes;  // its share of its sites' live bytes at teardown
-    UInt n_sites;      // the sites (Python sites where there are) it keeps bytes of
-    HolderSite top[5]; // the largest of them
+    Growth growth;             // of the holder's series
+    ULong live_bytes;          // its share of its sites' live bytes at teardown
+    UInt n_sites;              // the sites (Python sites where there are) it keeps bytes of
+    HolderSite top[kTopSites]; // the largest of them, those the log and show print (n_top)
     UInt n_top;
     UInt count; // the holders that read the same, folded into this finding
 };

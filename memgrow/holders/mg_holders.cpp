@@ -3,11 +3,14 @@
 #include "holders/mg_holder_findings.hpp"
 #include "holders/mg_pynames.hpp"
 #include "output/mg_log_text.hpp"
+#include "output/mg_report_select.hpp"
+#include "pages/mg_mapped.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_pylocals.hpp"
 #include "python/mg_pyobject.hpp"
 #include "python/mg_python.hpp"
 #include "records/mg_symbols.hpp"
+#include "records/mg_timeline.hpp"
 #include "mg_options.hpp"
 #include "scan/mg_leak.hpp"
 #include "core/holder_rule.hpp"
@@ -43,6 +46,7 @@ ULong* holder_keys;
 UInt n_holders;
 
 bool at_teardown; // computed from the teardown scan, kept for the reports after
+ULong line_floor; // of the last analysis applied (report_floor)
 // Per Python site of the last analysis applied: the few largest holders.
 HeldBy* py_held; // kMaxHeldBy per Python site
 UChar* n_py_held;
@@ -112,6 +116,53 @@ bool holds_nothing(ULong p) {
     return obj && pyobj_pointer_free(pyobj_type(obj), kFirstDataWord);
 }
 
+// Dead objects parked on CPython's free lists (by block index: 0 not known
+// yet, kNotParked, kParked): pyobj_parked's typed shape, or its untyped one
+// reached from the interpreter's statics or from another parked block (the
+// next on a list).
+// They are no one's memory: no holder, no share, and (at teardown) no live
+// bytes; a block reached only through one's stale words has no holder.
+UChar* parked_memo;
+constexpr UChar kNotParked = 1, kParked = 2;
+constexpr UInt kMaxChain = 4096;
+
+bool parked(ULong i) {
+    if (!pyobj_on() || !is_block(i)) return false;
+    UInt path[kMaxChain];
+    UInt n = 0;
+    UChar verdict = kNotParked;
+    for (ULong p = i;;) {
+        if (parked_memo[p]) {
+            verdict = parked_memo[p];
+            break;
+        }
+        path[n++] = static_cast<UInt>(p);
+        Parked shape = n == kMaxChain ? Parked::no : pyobj_parked(blocks[p].addr, blocks[p].size);
+        if (shape == Parked::no) break;
+        ULong via = blocks[p].via;
+        if (shape == Parked::object) {
+            verdict = kParked;
+            break;
+        }
+        if (!is_block(via)) {
+            if (reach::via_root(via) && python_static_data(reach::via_root_address(via)))
+                verdict = kParked;
+            break;
+        }
+        p = via;
+    }
+    for (UInt k = 0; k < n; ++k)
+        parked_memo[path[k]] = verdict;
+    return verdict == kParked;
+}
+
+// Takes a dead object out of its site's live bytes (teardown only: the
+// series end there, and it will not be revived).
+void park(const ScannedBlock& b) {
+    const Block* r = block_find(Table::host, b.addr);
+    timeline_park(b.site, b.size, r ? r->birth : clock_end());
+}
+
 // The holder shown for block p: a bounded owner a few blocks up (an
 // lru_cache wrapper for its cache dict, a queue.Queue for its deque).
 ULong presented(ULong p) {
@@ -144,7 +195,7 @@ ULong holder_key(UInt i) {
             key = canonical_root(via);
             break;
         }
-        if (holds_nothing(via)) break;
+        if (holds_nothing(via) || parked(via)) break;
         if (holds(via)) {
             namespace_ = py_module_namespace(WayBlock{blocks[via].addr, blocks[via].size});
             key = namespace_ && top != kNotReached ? top : presented(via);
@@ -161,8 +212,8 @@ ULong holder_key(UInt i) {
     // holder (the namespace's keys table holds every global's).
     if (namespace_ && top == kNotReached) return key;
     memo[i] = key;
-    for (via = blocks[i].via;
-         i != key && is_block(via) && memo[via] == kUnknown && !holds_nothing(via) && !holds(via);
+    for (via = blocks[i].via; i != key && is_block(via) && memo[via] == kUnknown &&
+                              !holds_nothing(via) && !parked(via) && !holds(via);
          via = blocks[via].via) {
         memo[via] = key;
         if (via == key) break;
@@ -273,15 +324,16 @@ void root_name(Addr a, HChar* buf, SizeT size, RootKind* kind) {
         VG_(snprintf)(buf, size, "the thread-local storage of thread %u", st->tid);
         return;
     }
-    // An object's static data without a symbol: its file-backed data, or
-    // the anonymous mapping that holds the rest of its .bss.
-    const HChar* file = nullptr;
-    if (VG_(DebugInfo_sect_kind)(&file, a) == Vg_SectUnknown) file = nullptr;
-    const NSegment* seg = VG_(am_find_nsegment)(a);
-    if (!file && seg && seg->kind == SkFileC) file = VG_(am_get_filename)(seg);
-    if (file) {
+    // An object's static data without a symbol.
+    if (const HChar* file = static_data_object(a)) {
         const HChar* slash = VG_(strrchr)(file, '/');
         VG_(snprintf)(buf, size, "static data of %s", slash ? slash + 1 : file);
+        return;
+    }
+    // The loader's own allocations before the C library's malloc (link
+    // maps, the first thread's TLS and DTV): its static data too.
+    if (mapped_by_loader(a)) {
+        VG_(snprintf)(buf, size, "the dynamic loader's memory");
         return;
     }
     *kind = RootKind::mapped;
@@ -592,9 +644,11 @@ UInt fold_held(const Entry* e, UInt n, HeldBy* out) {
         ULong a = static_cast<const HeldBy*>(x)->bytes, b = static_cast<const HeldBy*>(y)->bytes;
         return a > b ? -1 : a < b;
     });
-    UInt m = n_groups < kMaxHeldBy ? n_groups : kMaxHeldBy;
-    for (UInt k = 0; k < m; ++k)
-        out[k] = g[k];
+    // A share under the report's threshold is no line of its own; the
+    // largest always is.
+    UInt m = 0;
+    while (m < n_groups && m < kMaxHeldBy && (m == 0 || g[m].bytes >= line_floor))
+        out[m] = g[m], ++m;
     return m;
 }
 
@@ -708,8 +762,13 @@ void holders_compute(const Analysis& a_, bool teardown, const UChar* also_name) 
     // 32 MB of entries).
     UInt capacity = kFirstEntries;
     entries = static_cast<Entry*>(VG_(malloc)("mg.holders", capacity * sizeof(Entry)));
+    parked_memo = static_cast<UChar*>(VG_(calloc)("mg.holders.parked", n_blocks + 1, 1));
     for (UInt i = 0; i < n_blocks; ++i) {
         if (blocks[i].site >= n_sites) continue;
+        if (parked(i)) {
+            if (teardown) park(blocks[i]);
+            continue;
+        }
         ULong key = holder_key(i);
         bool direct = is_block(key) ? blocks[i].via == key : !is_block(blocks[i].via);
         if (n_entries == capacity) {
@@ -786,7 +845,8 @@ void holders_compute(const Analysis& a_, bool teardown, const UChar* also_name) 
     VG_(free)(direct);
 
     VG_(free)(memo);
-    memo = nullptr;
+    VG_(free)(parked_memo);
+    memo = nullptr, parked_memo = nullptr;
     // Nothing reads the scan's blocks after this: their record may go.
     blocks = nullptr, n_blocks = 0;
 }
@@ -797,6 +857,7 @@ bool holders_from_teardown() {
 
 void holders_apply(Analysis* a) {
     if (!site_first) return;
+    line_floor = report_floor(*a);
     bounded_holder_rule(a);
     python_site_holders(*a);
     holder_findings_build(*a);

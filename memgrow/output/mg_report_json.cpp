@@ -305,6 +305,20 @@ void write_holders(JsonWriter& w, const Analysis& a) {
                         w.uinteger(f->top[k].id);
                 w.end_array();
             }
+            // What the log prints beneath the finding, in its order: the
+            // members and the bytes of each it keeps.
+            w.key("members");
+            w.begin_array();
+            for (UInt k = 0; k < f->n_top; ++k) {
+                const HolderSite& s = f->top[k];
+                if (!(s.python ? selection->py[s.id] : listed(s.id))) continue;
+                w.begin_object();
+                w.member_bool("python", s.python);
+                w.member_u("id", s.id);
+                w.member_u("bytes", s.bytes);
+                w.end_object();
+            }
+            w.end_array();
             write_growth(w, f->growth, f->growth.cls, a);
         }
         w.end_object();

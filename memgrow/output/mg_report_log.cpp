@@ -261,17 +261,33 @@ void print_totals(const Analysis& a) {
     VG_(umsg)
     ("    live then: %'llu bytes in %'llu blocks, %'u allocation sites\n", live, blocks, a.n_sites);
     VG_(umsg)("    still allocated at exit: %'llu bytes\n", now);
-    if (a.leaks)
-        VG_(umsg)("       leaked: %'llu sites, %'llu bytes\n", a.sites_in[3], a.bytes_in[3]);
-    VG_(umsg)("      growing: %'llu sites, %'llu bytes\n", a.sites_in[2], a.bytes_in[2]);
-    VG_(umsg)("      plateau: %'llu sites, %'llu bytes\n", a.sites_in[1], a.bytes_in[1]);
-    VG_(umsg)("       stable: %'llu sites, %'llu bytes\n", a.sites_in[0], a.bytes_in[0]);
+    // A process with Python frames counts what the findings list (Python
+    // sites, then the sites without Python frames), as show and the HTML
+    // page do: one number of growing sites and bytes everywhere.
+    ULong sites_in[4], bytes_in[4];
+    for (UInt k = 0; k < 4; ++k)
+        sites_in[k] = a.py ? 0 : a.sites_in[k], bytes_in[k] = a.py ? 0 : a.bytes_in[k];
+    for (UInt k = 0; a.py && k < a.py->n; ++k) {
+        const PySite* ps = a.py->sites[k];
+        sites_in[static_cast<UInt>(ps->cls)]++;
+        bytes_in[static_cast<UInt>(ps->cls)] += ps->live_bytes;
+    }
+    for (UInt id = 0; a.py && id < a.n_sites; ++id) {
+        if (a.py->of_site[id] != kNoPySite) continue;
+        sites_in[static_cast<UInt>(a.growth[id].cls)]++;
+        bytes_in[static_cast<UInt>(a.growth[id].cls)] +=
+            static_cast<ULong>(SiteView(id)->clock.live);
+    }
+    if (a.leaks) VG_(umsg)("       leaked: %'llu sites, %'llu bytes\n", sites_in[3], bytes_in[3]);
+    VG_(umsg)("      growing: %'llu sites, %'llu bytes\n", sites_in[2], bytes_in[2]);
+    VG_(umsg)("      plateau: %'llu sites, %'llu bytes\n", sites_in[1], bytes_in[1]);
+    VG_(umsg)("       stable: %'llu sites, %'llu bytes\n", sites_in[0], bytes_in[0]);
     if (a.suppressed_sites) VG_(umsg)
     ("   suppressed: %'llu sites, %'llu bytes (counted above, not listed)\n", a.suppressed_sites,
      a.suppressed_bytes);
     if (a.py) VG_(umsg)
-    ("    Python sites: %'u (leaked %'llu, growing %'llu, plateau %'llu, stable %'llu), listed "
-     "first\n",
+    ("    of which Python sites: %'u (leaked %'llu, growing %'llu, plateau %'llu, stable %'llu), "
+     "listed first; the rest have no Python frames\n",
      a.py->n, a.py->in_class[3], a.py->in_class[2], a.py->in_class[1], a.py->in_class[0]);
     if (tl.n_marks) VG_(umsg)
     ("    marks: %'llu (warm-up ends at the first, clock %'llu)\n", tl.n_marks, tl.first_mark_at);
@@ -418,7 +434,9 @@ void print_holder_class(const Analysis& a, const HChar* cls, const UInt* order, 
             }
             VG_(umsg)("   %s of %s\n", kept, LogText(title).c_str());
         }
-        if (f.n_sites > f.n_top) VG_(umsg)("   and %'u more sites\n", f.n_sites - f.n_top);
+        if (f.n_sites > f.n_top)
+            VG_(umsg)
+            ("   and %'u more site%s\n", f.n_sites - f.n_top, f.n_sites - f.n_top == 1 ? "" : "s");
         VG_(umsg)("\n");
     }
 }

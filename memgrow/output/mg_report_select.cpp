@@ -3,6 +3,8 @@
 #include "pages/mg_cow.hpp"
 #include "core/intern_table.hpp"
 #include "core/site_name.hpp"
+#include "holders/mg_holder_findings.hpp"
+#include "holders/mg_holders.hpp"
 #include "mg_options.hpp"
 #include "python/mg_pysites.hpp"
 #include "records/mg_site_store.hpp"
@@ -47,9 +49,23 @@ constexpr ULong kChurnShare = 100;
 
 ULong threshold(const Analysis& a) {
     if (clo.json_sites == JsonSites::all) return clo.json_stable_min_bytes;
-    ULong floor = clo.json_stable_min_bytes ? clo.json_stable_min_bytes : kFloor;
-    ULong share = peak_heap(a) / kShare;
-    return share > floor ? share : floor;
+    return report_floor(a);
+}
+
+// The members of the holder findings that the log and show print
+// (holders/mg_holder_findings.hpp): listed, so that show names each.
+void list_holder_members(ReportSelection* sel) {
+    UInt n;
+    holders_all(&n);
+    for (UInt h = 0; h < n; ++h) {
+        const HolderFinding* f = holder_finding(h);
+        if (!f || f->growth.cls == SiteClass::stable) continue;
+        for (UInt k = 0; k < f->n_top; ++k)
+            if (f->top[k].python)
+                sel->py[f->top[k].id] = 1;
+            else
+                sel->site[f->top[k].id] = 1;
+    }
 }
 
 bool lost_any(UInt id, const Analysis& a) {
@@ -166,6 +182,12 @@ void merge_small_groups(ReportSelection* sel) {
 
 } // namespace
 
+ULong report_floor(const Analysis& a) {
+    ULong floor = clo.json_stable_min_bytes ? clo.json_stable_min_bytes : kFloor;
+    ULong share = peak_heap(a) / kShare;
+    return share > floor ? share : floor;
+}
+
 void report_select(const Analysis& a, ReportSelection* sel) {
     VG_(memset)(sel, 0, sizeof *sel);
     sel->min_bytes = threshold(a);
@@ -189,11 +211,16 @@ void report_select(const Analysis& a, ReportSelection* sel) {
             for (UInt id = ps->first; !keep && id != kNoPySite; id = py->next[id])
                 keep = sel->site[id];
             sel->py[k] = keep;
-            sel->n_py += keep;
             if (ps->cls == SiteClass::growing || ps->cls == SiteClass::plateau)
                 for (UInt id = ps->first; id != kNoPySite; id = py->next[id])
                     sel->site[id] = 1;
         }
+    }
+    list_holder_members(sel);
+    if (py) {
+        sel->n_py = 0;
+        for (UInt k = 0; k < py->n; ++k)
+            sel->n_py += sel->py[k];
     }
     // Each folded site's group: its listed Python site's, else by the
     // frame that names its Python stack (once per Python site) or its

@@ -37,6 +37,10 @@ struct ReportSelection {
     ULong folded_sites, folded_peak, folded_at_exit; // the "omitted_sites" totals
 };
 
+// The default's threshold (whatever --json-sites says): a stable site that
+// never held it may be folded, and a holder's share under it is no line of
+// its own (held_by, a holder finding's members: docs/holders.md).
+ULong report_floor(const Analysis& a);
 // Decides what the report of `a` lists, and sums what it folds.
 void report_select(const Analysis& a, ReportSelection* sel);
 void report_select_release(ReportSelection* sel);

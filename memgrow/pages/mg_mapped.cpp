@@ -48,6 +48,22 @@ bool by_loader(ThreadId tid) {
     return in_loader(VG_(get_IP)(tid));
 }
 
+// The loader's own anonymous mappings (a few at start-up), remembered to
+// name what they hold (mapped_by_loader); those past the table go unnamed.
+struct Range {
+    Addr lo, hi;
+};
+constexpr UInt kLoaderMaps = 32;
+Range loader_maps[kLoaderMaps];
+UInt n_loader_maps;
+
+void forget_loader_maps(Addr lo, Addr hi) {
+    UInt m = 0;
+    for (UInt i = 0; i < n_loader_maps; ++i)
+        if (loader_maps[i].hi <= lo || loader_maps[i].lo >= hi) loader_maps[m++] = loader_maps[i];
+    n_loader_maps = m;
+}
+
 void map(ThreadId tid, Addr a, SizeT len) {
     if (!len) return;
     Site* s = site_of_current_stack(tid, Space::mapped, 0);
@@ -142,6 +158,12 @@ const Block* mapped_at_or_after(Addr a) {
     return n ? n->block : nullptr;
 }
 
+bool mapped_by_loader(Addr a) {
+    for (UInt i = 0; i < n_loader_maps; ++i)
+        if (a >= loader_maps[i].lo && a < loader_maps[i].hi) return true;
+    return false;
+}
+
 void mapped_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res) {
     if (sr_isError(res)) return;
     switch (sysno) {
@@ -150,9 +172,12 @@ void mapped_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res
         Addr a = sr_Res(res);
         SizeT len = page_up(args[1]);
         unmap(a, a + len);
+        forget_loader_maps(a, a + len);
         // A PROT_NONE mapping is address space reserved, not memory (yet).
         if ((args[3] & kMapAnonymous) && args[2] != VKI_PROT_NONE && client_site(tid))
             map(tid, a, len);
+        else if ((args[3] & kMapAnonymous) && by_loader(tid) && n_loader_maps < kLoaderMaps)
+            loader_maps[n_loader_maps++] = Range{a, a + len};
         break;
     }
     case __NR_mprotect: {
@@ -165,6 +190,7 @@ void mapped_post_syscall(ThreadId tid, UInt sysno, const UWord* args, SysRes res
     }
     case __NR_munmap:
         unmap(args[0], args[0] + page_up(args[1]));
+        forget_loader_maps(args[0], args[0] + page_up(args[1]));
         timeline_pages_released(page_up(args[1]));
         break;
     case __NR_madvise:

@@ -17,5 +17,8 @@ void mapped_release_all();
 // The tracked mapping that holds a, else the first one above it; null if
 // none.
 const Block* mapped_at_or_after(Addr a);
+// Whether a lies in anonymous memory the dynamic loader mapped for itself
+// (its allocations before the C library's malloc), not a library's .bss.
+bool mapped_by_loader(Addr a);
 
 } // namespace mg

@@ -4,6 +4,7 @@
 #include "python/mg_python.hpp"
 #include "python/mg_python_layout.hpp"
 #include "python/mg_pylocals.hpp"
+#include "records/mg_blocks.hpp"
 
 namespace mg {
 
@@ -21,6 +22,11 @@ constexpr UInt kLruCache = 72, kLruMaxsize = 96;
 constexpr UInt kModuleDict = 16;
 constexpr ULong kManagedWeakref = 1ul << 3, kManagedDict = 1ul << 4, kInlineValues = 1ul << 2;
 constexpr ULong kReady = 1ul << 12;
+// A free list's objects: past a GC header or none (3.11 to 3.15 keep no
+// object with a pre-header on one), a float's block, the smallest keys table.
+constexpr Addr kGcHeaderBytes = 16;
+constexpr SizeT kFloatBlock = 32;
+constexpr UChar kKeysMinLog2 = 3, kKeysUnicode = 1;
 constexpr ULong kTpListSub = 1ul << 25, kTpTupleSub = 1ul << 26, kTpDictSub = 1ul << 29;
 
 bool word(Addr a, Addr* out) {
@@ -107,6 +113,52 @@ bool pyobj_pointer_free(Addr type, Addr at) {
     if (flags & kPyTypeBytesSubclass) return pyobj_type_is(type, "bytes");
     if (flags & kPyTypeUnicodeSubclass) return at >= kStrHeader && pyobj_type_is(type, "str");
     return pyobj_type_is(type, "float");
+}
+
+namespace {
+
+// Whether a word is a free list's link: null (the list's last), or the
+// object of another heap block (its start, or past a GC header).
+bool free_list_link(Addr w) {
+    // 3.14's immortal objects keep this count (3.12's and 3.13's, 2^32 - 1,
+    // is odd): never a link, even where a block starts there.
+    constexpr Addr kImmortal314 = Addr(3) << 30;
+    if (w == 0) return true;
+    if (w % 8 || w == kImmortal314) return false;
+    Block* b = block_find(Table::host, w);
+    if (!b && w >= kGcHeaderBytes) b = block_find(Table::host, w - kGcHeaderBytes);
+    return b != nullptr;
+}
+
+} // namespace
+
+Parked pyobj_parked(Addr block, SizeT size) {
+    if (!pyobj_on()) return Parked::no;
+    Addr count, type;
+    for (Addr off = 0; off <= kGcHeaderBytes; off += kGcHeaderBytes) {
+        Addr obj = block + off;
+        if (size < off + 16 || !word(obj, &count) || !word(obj + kObType, &type)) break;
+        ULong flags;
+        bool typed = valid_type(type, &flags) && preheader(flags, minor()) == off;
+        if (!free_list_link(count)) {
+            if (typed) return Parked::no; // a live object
+            continue;
+        }
+        if (typed) return Parked::object;
+        // 3.11 and 3.12 link their floats through ob_type.
+        if (off == 0 && count == 0 && size <= kFloatBlock && minor() <= 12 && free_list_link(type))
+            return Parked::untyped;
+    }
+    // A dict keys table of the smallest size and str keys (the only ones
+    // kept), its dk_refcnt the count or the link.
+    UChar log2_size, log2_index, kind;
+    return word(block, &count) && free_list_link(count) &&
+                   read_client(block + kKeysLog2Size, &log2_size) && log2_size == kKeysMinLog2 &&
+                   read_client(block + kKeysLog2IndexBytes, &log2_index) &&
+                   log2_index == kKeysMinLog2 && read_client(block + kKeysKind, &kind) &&
+                   kind == kKeysUnicode
+               ? Parked::object
+               : Parked::no;
 }
 
 bool pyobj_on() {

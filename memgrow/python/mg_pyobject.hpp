@@ -40,6 +40,15 @@ bool pyobj_type_is(Addr type, const HChar* name);
 // header), an object's type pointer, or a word of _PyRuntime (whose caches
 // hold borrowed pointers).
 bool pyobj_weak_edge(Addr at, Addr ptr, Addr target, SizeT size, Addr parent);
+// Whether the block is a dead object parked on one of CPython's free lists
+// (docs/holders.md): an object of a valid type whose reference count is 0
+// (3.11, 3.12; the last of a 3.13+ list) or the link to the next one (3.13+
+// write it over ob_refcnt), or a smallest dict keys table likewise; or,
+// untyped, what may be a 3.11/3.12 float linked through its type word (a
+// shape common in native memory: only one reached from the interpreter's
+// statics or from another parked block is one).
+enum class Parked : UChar { no, object, untyped };
+Parked pyobj_parked(Addr block, SizeT size);
 // Whether the word at offset `at` of an object of this type is no pointer:
 // an int's digits, a float, a bytes' bytes, a str's characters (past its
 // largest header: a str of the legacy API points at its data). A word there

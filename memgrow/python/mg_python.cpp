@@ -4,6 +4,7 @@
 #include "mg_options.hpp"
 #include "python/mg_python_layout.hpp"
 #include "records/mg_stacks.hpp"
+#include "records/mg_symbols.hpp"
 #include "records/mg_timeline.hpp"
 #include "core/py_linetable.hpp"
 
@@ -937,8 +938,7 @@ bool python_runtime_offset(Addr a, ULong* off, ULong* size) {
 bool python_static_data(Addr a) {
     if (state != State::active) return false;
     if (a >= runtime && a - runtime < runtime_size) return true;
-    const NSegment* seg = VG_(am_find_nsegment)(a);
-    const HChar* file = seg && seg->kind == SkFileC ? VG_(am_get_filename)(seg) : nullptr;
+    const HChar* file = static_data_object(a); // its .bss tail too
     return file && interpreter_path && VG_(strcmp)(file, interpreter_path) == 0;
 }
 

@@ -231,6 +231,13 @@ void stack_place(UInt stack, DiEpoch ep, HChar* out, SizeT size) {
     VG_(snprintf)(out, size, "%s", t.text);
 }
 
+const HChar* static_data_object(Addr a) {
+    const HChar* file = nullptr;
+    if (VG_(DebugInfo_sect_kind)(&file, a) != Vg_SectUnknown && file) return file;
+    const NSegment* seg = VG_(am_find_nsegment)(a);
+    return seg && seg->kind == SkFileC ? VG_(am_get_filename)(seg) : nullptr;
+}
+
 bool in_loader(Addr ip) {
     const DebugInfo* di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), ip);
     const HChar* so = di ? VG_(DebugInfo_get_soname)(di) : nullptr;

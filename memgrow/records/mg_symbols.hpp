@@ -43,4 +43,8 @@ void stack_place(UInt stack, DiEpoch ep, HChar* out, SizeT size);
 // ld-linux*, which a stripped ld.so keeps (its .dynamic survives strip).
 bool in_loader(Addr ip);
 
+// The file of the loaded object whose static data holds a (its file-backed
+// data, or the anonymous mapping that holds the rest of its .bss), or null.
+const HChar* static_data_object(Addr a);
+
 } // namespace mg

@@ -198,6 +198,20 @@ void timeline_recharge(Site* from, Site* to, SizeT bytes) {
     site_may_be_done(from);
 }
 
+void timeline_park(UInt id, SizeT bytes, ULong birth) {
+    // Out since the block's birth (its malloc or its last revival): a free
+    // list's object died soon after, as a temporary does; taken out at the
+    // end only, it would read as a release at teardown (the classifier then
+    // judges the history before it). The marks' view: at its end.
+    Site* s = site_at(id);
+    const i64 out = static_cast<i64>(bytes);
+    if (tl.n_marks) marks_of(s)->add(tl.marks, -out);
+    const u32 from = tl.run.bucket_of(birth);
+    s->clock.remove_since(tl.run, from, out, dense_series);
+    tl.totals[static_cast<UInt>(s->space)].remove_since(tl.run, from, out);
+    s->live_blocks--;
+}
+
 void timeline_mark(const HChar* label) {
     if (tl.torn_down) return;
     // The log says "per step" when every mark says "step".

@@ -62,6 +62,10 @@ void timeline_split(Site* s);
 // leave `from`'s series and join `to`'s at the current clock, which does not
 // move (nothing was allocated from the heap).
 void timeline_recharge(Site* from, Site* to, SizeT bytes);
+// At teardown: a block that is a dead object parked on one of CPython's
+// free lists (docs/holders.md) leaves its site's live bytes from its birth
+// on, as if freed in that bucket (it stays in the heap until it is).
+void timeline_park(UInt site, SizeT bytes, ULong birth);
 // A mark; label: the program's name for its repetition ("step"), or null.
 void timeline_mark(const HChar* label);
 void timeline_warmup_end();

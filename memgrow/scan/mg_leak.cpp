@@ -5,6 +5,7 @@
 #include "scan/mg_undefined.hpp"
 #include "checks/mg_errors.hpp"
 #include "records/mg_blocks.hpp"
+#include "records/mg_symbols.hpp"
 #include "records/mg_timeline.hpp"
 #include "python/mg_client_memory.hpp"
 #include "python/mg_python.hpp"
@@ -100,13 +101,18 @@ struct ClientMemory {
     // so are the interpreter's own C frames and memgrow's preload's (its
     // malloc and free): what they keep in registers spilled to the stack is
     // their scratch, not the program's way.
-    bool weak_edge(usize at, usize ptr, const reach::Block& target, usize parent) {
+    u8 weak_edge(usize at, usize ptr, const reach::Block& target, usize parent) {
         const ScannedStack* st;
         UInt frame;
         if (!parent && leak_scan_stack_frame(at, &st, &frame) &&
             (python_in_interpreter(st->ips[frame]) || ip_in_preload(st->ips[frame])))
-            return true;
-        return pyobj_weak_edge(at, ptr, target.addr, target.size, parent);
+            return reach::kWeak;
+        // A native object's static data (an extension's registries, its
+        // .bss tail included): a Python way to the block wins (docs/holders.md).
+        if (!parent && pyobj_on() && !python_static_data(at) && static_data_object(at))
+            return reach::kWeakest;
+        return pyobj_weak_edge(at, ptr, target.addr, target.size, parent) ? reach::kWeak
+                                                                          : reach::kStrong;
     }
 };
 

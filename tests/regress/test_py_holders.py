@@ -10,6 +10,7 @@ line's history alone says growing."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import unittest
@@ -17,8 +18,9 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tempfile  # noqa: E402
 
-from mgtest import (REPORT, SRC, Service, TestCase, python_interpreters,  # noqa: E402
-                    representative_interpreters, run, source_line)
+from mgtest import (REPORT, SRC, VALGRIND, Service, TestCase, build_extension,  # noqa: E402
+                    load_report, python_interpreters, representative_interpreters, run,
+                    source_line)
 
 NAME = "py_holders_service.py"
 SCRIPT = os.path.join(SRC, "tests", "regress", NAME)
@@ -457,6 +459,156 @@ class WhatHoldsNothing(TestCase):
             self.assertGreater(h["share"], 0.99)
         self.assertIn("held by: __main__.CHAIN (__main__.Node), ", r.log)
 
+
+class TokenService(TestCase):
+    """Issue 45's token service (py_token_service.py) tells one story on the
+    shared and static 3.11 and on 3.14: its growing lines are held by
+    __main__.TOKEN_STATS in the log, `show` and the report; its deque is the
+    one plateau holder; the dead objects parked on CPython's free lists (the
+    floats the temporaries line returns to the float list on 3.14) are no
+    holders and no live bytes; and the log and `show` count and name a
+    holder's sites alike."""
+
+    N = 2000
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="memgrow-token-service-")
+        cls.runs = {}
+        for name, py in representative_interpreters().items():
+            path = os.path.join(cls.tmp, f"{name}.json")
+            p = subprocess.run([VALGRIND, "--tool=memgrow", f"--json-file={path}", *py.argv,
+                                os.path.join(SRC, "tests", "regress", "py_token_service.py"),
+                                str(cls.N)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace", timeout=300)
+            show = subprocess.run([REPORT, "show", path], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, errors="replace", timeout=60)
+            report = load_report(path) if p.returncode == 0 else None
+            cls.runs[name] = (p.returncode, p.stdout, report, show.stdout)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def each(self, check):
+        for name, (rc, log, report, show) in self.runs.items():
+            with self.subTest(python=name):
+                self.assertEqual(rc, 0, log[-3000:])
+                check(name, log, report, show)
+
+    def lines(self, report, marker):
+        want = source_line(os.path.join("tests", "regress", "py_token_service.py"), marker)
+        return [ps for ps in report["python_sites"]
+                if any(os.path.basename(f["file"] or "") == "py_token_service.py" and
+                       f["line"] == want for f in ps["frames"][:1])]
+
+    def test_the_growing_lines_are_held_by_the_dict_everywhere(self):
+        def check(name, log, report, show):
+            growing = [ps for ps in report["python_sites"] if ps["class"] == "growing"]
+            self.assertTrue(growing, log[-3000:])
+            for ps in growing:
+                self.assertEqual(ps["held_by"][0]["path"], "__main__.TOKEN_STATS", ps["held_by"])
+            for text in (log, show):
+                self.assertRegex(text, r"\n(==\d+== )?GROWING HOLDER 1 of 1: __main__\.TOKEN_STATS "
+                                       r"\(dict, [\d,]+ items, no bound\) keeps ")
+                self.assertIn(" held by: __main__.TOKEN_STATS (dict, ", text)
+            self.assertEqual([h["path"] for h in report["holders"] if h["class"] == "growing"
+                              and h["path"].startswith("__main__.TOKEN_STATS")],
+                             ["__main__.TOKEN_STATS"])
+        self.each(check)
+
+    def test_the_deque_is_the_one_plateau_holder(self):
+        def check(name, log, report, show):
+            found = re.findall(r"^==\d+== PLATEAU HOLDER \d+ of (\d+): (.*?) keeps ", log, re.M)
+            self.assertEqual(found, [("1", "__main__.RECENT (collections.deque, 500 of 500 items)")],
+                             log[-4000:])
+        self.each(check)
+
+    def test_free_lists_hold_nothing(self):
+        def check(name, log, report, show):
+            # No holder line names the interpreter's state: its free lists
+            # and caches of dead objects keep nothing the program made.
+            for text in (log, show):
+                self.assertNotIn("held by: the interpreter's state", text)
+            for ps in report["python_sites"]:
+                for h in ps.get("held_by") or []:
+                    self.assertNotIn("_PyRuntime", h["path"], ps)
+            # The temporaries line keeps nothing at the end: no plateau, of
+            # its own or in a sub-site (on 3.14 its floats are revived from
+            # the float free list and go back to it). A line the report
+            # leaves out is stable and small, its sub-sites too (a plateau
+            # one would be listed, and its line with it).
+            sites = {site["id"]: site for site in report["sites"]}
+            for ps in self.lines(report, "TEMPORARIES"):
+                self.assertEqual(ps["class"], "stable", ps)
+                for sub in ps["sites"]:
+                    self.assertNotEqual(sites[sub]["class"], "plateau", sites[sub])
+        self.each(check)
+
+    def test_log_and_show_count_and_name_the_same_sites(self):
+        heading = r"^(?:==\d+== )?(\w+ HOLDER \d+ of \d+: .* keeps .* in ([\d,]+) sites?),"
+        def check(name, log, report, show):
+            found = re.findall(heading, log, re.M)
+            shown = re.findall(heading, show, re.M)
+            self.assertTrue(found, log[-3000:])
+            self.assertEqual([h for h, _ in shown], [h for h, _ in found], show)
+            for h in report["holders"]:
+                if h["class"] in ("growing", "plateau") and h.get("members") is not None:
+                    in_log = re.search(r"^==\d+== \w+ HOLDER \d+ of \d+: %s \(.*\n((?:==\d+==    .*\n)*)"
+                                       % re.escape(h["path"]), log, re.M)
+                    if not in_log:
+                        continue
+                    members = re.findall(r"==\d+==    (?!and )[\d.]+ \w+ of (.*)", in_log.group(1))
+                    more = re.search(r"and ([\d,]+) more sites?", in_log.group(1))
+                    self.assertEqual(len(members), len(h["members"]), in_log.group(0))
+                    self.assertEqual(len(members) + (int(more.group(1).replace(",", ""))
+                                                     if more else 0), h["n_sites"])
+                    in_show = re.search(r"^\w+ HOLDER \d+ of \d+: %s \(.*\n((?:    .*\n)*)"
+                                        % re.escape(h["path"]), show, re.M)
+                    self.assertTrue(in_show, show)
+                    self.assertEqual(len(re.findall(r"bytes held: ", in_show.group(1))),
+                                     len(members), in_show.group(0))
+                    if more:
+                        self.assertIn(f"    and {more.group(1)} more site", in_show.group(1))
+            # One growing count: the log's summary, show's and the HTML
+            # page's verdict.
+            total = re.search(r"growing: ([\d,]+) sites, ([\d,]+) bytes", log)
+            self.assertIn(f"growing {total.group(1)} ({total.group(2)} bytes)", show)
+            page = os.path.join(self.tmp, f"{name}.html")
+            p = subprocess.run([REPORT, "html", os.path.join(self.tmp, f"{name}.json"), "-o", page],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=120)
+            self.assertEqual(p.returncode, 0, p.stdout)
+            with open(page, encoding="utf-8") as f:
+                verdict = re.search(r'class="verdict">(Growing: .*?)</p>', f.read()).group(1)
+            self.assertIn(", held by __main__.TOKEN_STATS", verdict)
+            self.assertIn(f"; {total.group(1)} growing sites ", verdict)
+        self.each(check)
+
+
+class PythonWayWins(TestCase):
+    """An extension's registry in its static data (py_registry_ext.c, most
+    of it in the anonymous tail of its .bss) keeps every object a request
+    makes: the records a module global holds too are held by the global,
+    all of them (before, the slots in the file-backed part of the .bss took
+    8% of them); the ones only the registry keeps are the registry's."""
+
+    def test_a_python_way_wins_over_a_native_root(self):
+        for name, py in representative_interpreters().items():
+            with self.subTest(python=name), tempfile.TemporaryDirectory(
+                    prefix="memgrow-test-registry-") as tmp:
+                build_extension(py.argv[0], "py_registry_ext.c", "registry_ext", tmp)
+                r = run([*py.argv, os.path.join(SRC, "tests", "regress", "py_registry_ext.py"),
+                         tmp, "2000"])
+                self.assertEqual(r.rc, 0, r.log[-3000:])
+                for marker, path in (("BOTH_HERE", "__main__.KEPT"),
+                                     ("NATIVE_ONLY_HERE", "registry_slots")):
+                    want = source_line(os.path.join("tests", "regress", "py_registry_ext.py"),
+                                       marker)
+                    (ps,) = [ps for ps in r.report["python_sites"] if ps["class"] == "growing"
+                             and ps["frames"][0]["line"] == want]
+                    self.assertEqual([h["path"] for h in ps["held_by"]], [path], ps["held_by"])
+                    self.assertGreater(ps["held_by"][0]["share"], 0.999, ps["held_by"])
 
 if __name__ == "__main__":
     unittest.main()

@@ -69,9 +69,13 @@ struct Heap {
         return true;
     }
     bool in_code(usize a) { return a >= code_lo && a < code_hi; }
-    std::vector<usize> weak_words; // words whose edge keeps nothing alive (GC links)
-    bool weak_edge(usize at, usize, const Block&, usize) {
-        return std::find(weak_words.begin(), weak_words.end(), at) != weak_words.end();
+    std::vector<usize> weak_words;    // words whose edge keeps nothing alive (GC links)
+    std::vector<usize> weakest_words; // native roots any other way beats
+    u8 weak_edge(usize at, usize, const Block&, usize) {
+        if (std::find(weakest_words.begin(), weakest_words.end(), at) != weakest_words.end())
+            return kWeakest;
+        return std::find(weak_words.begin(), weak_words.end(), at) != weak_words.end() ? kWeak
+                                                                                       : kStrong;
     }
 };
 
@@ -436,4 +440,30 @@ BOOST_AUTO_TEST_CASE(a_weak_edge_reaches_but_the_strong_way_is_remembered) {
     BOOST_TEST(plain[3].indirect == 0u); // every edge alike: c through gc, the first way
     BOOST_TEST(marks[3].indirect == 2u); // weak ones last: c through b
     BOOST_TEST(marks[4].indirect == 3u); // only a weak way: it is still the way
+}
+
+// A weakest edge (a native object's static data in a Python process) is
+// followed after the weak ones: a block both reach keeps the weak way, however
+// deep (a module global's list -> its item), and one only it reaches keeps it.
+BOOST_AUTO_TEST_CASE(a_weak_way_beats_a_weakest_root) {
+    Heap h;
+    usize roots = h.alloc(3 * kWord);
+    h.blocks.pop_back();
+    usize a = h.alloc(16), b = h.alloc(16), c = h.alloc(16), own = h.alloc(16);
+    h.set(roots, c);             // the extension's static data: c first, at depth 1
+    h.set(roots + kWord, own);   // and a block only it keeps
+    h.set(roots + 2 * kWord, a); // the interpreter's state: a -> b -> c
+    h.set(a, b);
+    h.set(b, c);
+    h.weakest_words = {roots, roots + kWord};
+    h.weak_words = {roots + 2 * kWord};
+    std::vector<Mark> marks(h.blocks.size());
+    std::vector<u32> queue(h.blocks.size()), deferred(h.blocks.size());
+    Scanner<Heap> s(h.blocks.data(), 4, marks.data(), queue.data(), 0, h, deferred.data());
+    s.scan_root_range(roots, roots + 3 * kWord);
+    s.finish();
+    for (usize i = 0; i < 4; ++i)
+        BOOST_TEST((marks[i].state == State::reachable));
+    BOOST_TEST(marks[2].indirect == 1u);                           // c through b
+    BOOST_TEST(marks[3].indirect == (kViaRoot | (roots + kWord))); // own: its root
 }

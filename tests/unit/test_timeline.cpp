@@ -259,3 +259,35 @@ BOOST_AUTO_TEST_CASE(sparse_series_stays_small_until_it_changes_often) {
     BOOST_TEST(sizeof(SparseSeries) <= 40u);
     std::free(s.release_dense());
 }
+
+// A block found dead at the end (an object parked on a free list) leaves the
+// levels from its birth's bucket on, as if freed there: no release at the
+// end for the classifier to read, and each bucket's own numbers still add up.
+BOOST_AUTO_TEST_CASE(remove_since_frees_in_the_birth_bucket) {
+    BucketClock c;
+    SparseSeries s{};
+    SiteSeries total;
+    total.clear();
+    for (u64 t = 0; t < 40; t += 4) { // four buckets in, 96 bytes stay
+        c.advance(t);
+        s.add(c, t == 16 ? 96 : 32, std::malloc);
+        total.add(c, t == 16 ? 96 : 32);
+        if (t != 16) s.add(c, -32, std::malloc), total.add(c, -32);
+    }
+    const u32 born = c.bucket_of(16);
+    BOOST_TEST(born == 16u / static_cast<u32>(c.width));
+    s.remove_since(c, born, 96, std::malloc);
+    total.remove_since(c, born, 96);
+    BOOST_TEST(s.live == 0);
+    BOOST_TEST(total.live == 0);
+    for (u32 b = 0; b <= c.current; ++b) {
+        BOOST_TEST(s.level_at(b) == 0);
+        BOOST_TEST(total.live_end[b] == 0);
+        BOOST_TEST(s.alloc_at(b) == s.freed(b));
+    }
+    // Before a fold, the folded past is bucket 0.
+    c.fold(100);
+    BOOST_TEST(c.bucket_of(50) == 0u);
+    c.advance(103);
+    BOOST_TEST(c.bucket_of(102) == 3u);
+}
