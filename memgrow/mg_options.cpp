@@ -115,11 +115,17 @@ static Bool parse_warmup(const HChar* arg, const HChar* val) {
 // Valgrind's integer macros read an empty value as 0 and let a long one
 // wrap around; its set parser reads an empty value as "none". Every memgrow
 // option is checked for both before its own parser runs.
-static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes", "--json-format",
-                                               "--lost-report-exitcode",  "--depth",
-                                               "--mark-warmup",           "--top",
-                                               "--quarantine-bytes",      "--freelist-vol",
-                                               "--freelist-big-blocks",   "--site-compaction"};
+static const HChar* const kNumericOptions[] = {"--json-stable-min-bytes",
+                                               "--json-format",
+                                               "--lost-report-exitcode",
+                                               "--depth",
+                                               "--startup-depth",
+                                               "--mark-warmup",
+                                               "--top",
+                                               "--quarantine-bytes",
+                                               "--freelist-vol",
+                                               "--freelist-big-blocks",
+                                               "--site-compaction"};
 static const HChar* const kOtherValueOptions[] = {"--time-unit",
                                                   "--report-every",
                                                   "--warmup",
