@@ -9,8 +9,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/build.sh"
 cd "${MEMGROW_BUILD:-$top/build}"
 if ! make -j"$(nproc)" check; then
+    # A failed test's own log, last: CI keeps only the output's tail.
     for log in tests/*/*.log; do
-        grep -q '^FAIL\|^ERROR' "${log%.log}.trs" 2>/dev/null && { echo "=== $log"; cat "$log"; }
+        grep -q '^:test-result: \(FAIL\|ERROR\)' "${log%.log}.trs" 2>/dev/null &&
+            { echo "=== $log"; tail -c 6000 "$log"; }
     done
     exit 1
 fi
