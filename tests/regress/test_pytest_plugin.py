@@ -33,9 +33,14 @@ class PytestPlugin(TestCase):
         m = re.search(r"test_keeps_a_list_growing kept memory in every repetition after the "
                       r"first: \+([\d,]+), \+([\d,]+), \+([\d,]+) bytes; most at (.*)", output)
         self.assertTrue(m, output)
-        self.assertTrue(all(int(g.replace(",", "")) >= 4096 for g in m.groups()[:3]), m.group(0))
+        # Each repetition keeps a 4 KiB bytearray; the live heap's net change
+        # may be a little less when the process frees something else meanwhile
+        # (seen: +4,092), but the kept line itself grew by all three.
+        self.assertTrue(all(int(g.replace(",", "")) >= 3072 for g in m.groups()[:3]), m.group(0))
         self.assertIn(f"py_pytest_sample.py:{KEPT}", m.group(4))
         self.assertRegex(m.group(4), where)
+        grew = re.search(r"\+([\d,]+) bytes$", m.group(4))
+        self.assertTrue(grew and int(grew.group(1).replace(",", "")) >= 3 * 4096, m.group(0))
 
     def test_under_memgrow(self):
         r = run([*PYTEST, "--memgrow-repeat=4", "-k", "not limit"], timeout=600)
