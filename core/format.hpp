@@ -60,4 +60,64 @@ inline usize format_decimal(double v, u32 decimals, char* out, bool plus_sign = 
     return n;
 }
 
+// A growth rate as every view prints it (the log, `show`, the HTML page,
+// verdicts), so that one site reads the same everywhere: 4 significant
+// digits with a sign ("+0.07362", "+12.5"), or whole with thousands'
+// commas from 1,000 on ("+21,418"). out: kDecimalBuf bytes.
+inline usize format_rate(double v, char* out) {
+    double a = v < 0 ? -v : v;
+    if (a >= 999.5 && a < 9e18) {
+        char digits[24];
+        usize k = 0, n = 0;
+        for (u64 w = static_cast<u64>(a + 0.5); w; w /= 10)
+            digits[k++] = static_cast<char>('0' + w % 10);
+        out[n++] = v < 0 ? '-' : '+';
+        while (k) {
+            out[n++] = digits[--k];
+            if (k && k % 3 == 0) out[n++] = ',';
+        }
+        out[n] = 0;
+        return n;
+    }
+    u32 decimals = 3; // 1.234
+    if (a >= 99.995)
+        decimals = 1;
+    else if (a >= 9.9995)
+        decimals = 2;
+    for (double t = 0.99995; a > 0 && a < t && decimals < 9; t /= 10)
+        ++decimals;
+    return format_decimal(v, decimals, out, true);
+}
+
+// A size as every view prints it in a headline: "2.9 MB", "232.0 kB" (decimal
+// units, one decimal kept), "512 bytes" below a kilobyte. out: kDecimalBuf.
+inline usize format_size_short(i64 bytes, char* out) {
+    static const char* const units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+    u64 m = bytes < 0 ? 0 - static_cast<u64>(bytes) : static_cast<u64>(bytes);
+    double v = static_cast<double>(m);
+    usize u = 0;
+    while (v >= 1000 && u + 1 < sizeof units / sizeof units[0])
+        v /= 1000, ++u;
+    usize n = 0;
+    if (bytes < 0) out[n++] = '-';
+    u64 whole = m, tenths = 0;
+    if (u) {
+        u64 t = static_cast<u64>(v * 10 + 0.5);
+        whole = t / 10, tenths = t % 10;
+    }
+    char digits[24];
+    usize k = 0;
+    do
+        digits[k++] = static_cast<char>('0' + whole % 10), whole /= 10;
+    while (whole);
+    while (k)
+        out[n++] = digits[--k];
+    if (u) out[n++] = '.', out[n++] = static_cast<char>('0' + tenths);
+    out[n++] = ' ';
+    for (const char* s = units[u]; *s;)
+        out[n++] = *s++;
+    out[n] = 0;
+    return n;
+}
+
 } // namespace mg

@@ -32,8 +32,8 @@ bool holder_read(const HolderName& h) {
 }
 
 std::string held_by_text(const HeldBy& h) {
-    return fmt::format("{}, {} bytes in {} blocks, {:.3g}%", holder_words(h), with_commas(h.bytes),
-                       with_commas(h.blocks), 100 * h.share);
+    return fmt::format("{}, {} bytes in {} blocks, {}%", holder_words(h), with_commas(h.bytes),
+                       with_commas(h.blocks), percent_text(h.share));
 }
 
 std::vector<std::string> holder_steps(const std::string& path) {

@@ -78,12 +78,6 @@ std::string count_short(double v) {
     return fmt::format("{:.3g}{}", v, units[u]);
 }
 
-std::string rate_text(double v) {
-    if (std::fabs(v) >= 1000 && std::fabs(v) < 9e18)
-        return with_commas(static_cast<std::int64_t>(std::llround(v)), true);
-    return fmt::format("{:+.4g}", v);
-}
-
 const char* space_color(const std::string& space, std::size_t i) {
     if (space == "host") return "#1f77b4";
     if (space == "device") return "#d62728";
@@ -180,7 +174,7 @@ std::string evidence_html(const Report& r, const Site& s) {
             item("per mark",
                  fmt::format("{} bytes ({} of {} marks added)", rate_text(*g.rate_per_mark),
                              g.marks_adding, g.marks_used));
-        item("confidence", fmt::format("{:.2g}", g.confidence));
+        item("confidence", confidence_text(g.confidence));
     }
     if (g.began_at) item("began at", with_commas(*g.began_at) + " " + unit);
     if (g.stopped_at) item("stopped at", with_commas(*g.stopped_at) + " " + unit);

@@ -64,11 +64,12 @@ const char* const kHtmlScript = R"JS(
     var s = String(Math.abs(Math.round(n))).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     return n < 0 ? "-" + s : s;
   }
-  function pct(v) { return String(Number((100 * v).toPrecision(3))) + "%"; }
+  // Numbers as the log prints them (core/format.hpp): shares with one
+  // decimal, rates with 4 significant digits or whole from 1,000 on.
+  function pct(v) { return String(Math.round(1000 * v) / 10) + "%"; }
   function rateText(v) {
-    if (v === 0) return "0";
-    if (Math.abs(v) >= 1000 && Math.abs(v) < 9e18) return (v > 0 ? "+" : "") + commas(v);
-    return (v > 0 ? "+" : "") + String(Number(v.toPrecision(4)));
+    if (Math.abs(v) >= 999.5 && Math.abs(v) < 9e18) return (v < 0 ? "" : "+") + commas(v);
+    return (v < 0 ? "" : "+") + String(Number(v.toPrecision(4)));
   }
 
   // One report's site table: sorting, filtering and paging over its rows,
@@ -188,7 +189,7 @@ const char* const kHtmlScript = R"JS(
       cell(tr, r[PEAK], commas(r[PEAK]));
       cell(tr, r[LOST], commas(r[LOST]));
       cell(tr, r[RATE], rateText(r[RATE]));
-      cell(tr, r[CONF], String(Number(r[CONF].toPrecision(2))));
+      cell(tr, r[CONF], String(Math.round(1000 * r[CONF]) / 1000));
       var name = cell(tr, null, null), a = el("a", null, null);
       name.className = "name";
       a.href = "#" + rid + "-stack-" + anchor(r);

@@ -46,10 +46,10 @@ std::string held_by_html(const Report& r, const Site& s) {
     if (held.empty()) return {};
     std::string out = "<div class=\"held-by\"><span class=\"muted\">held by</span><ul>";
     for (const HeldBy& h : held)
-        out +=
-            fmt::format("<li>{} <span class=\"muted\">{} bytes in {} blocks, {:.3g}%</span>"
-                        "</li>",
-                        chain_html(h), with_commas(h.bytes), with_commas(h.blocks), 100 * h.share);
+        out += fmt::format("<li>{} <span class=\"muted\">{} bytes in {} blocks, {}%</span>"
+                           "</li>",
+                           chain_html(h), with_commas(h.bytes), with_commas(h.blocks),
+                           percent_text(h.share));
     return out + "</ul></div>\n";
 }
 
@@ -110,7 +110,7 @@ void holders_section(std::string& out, const Report& r, const std::string& rid,
                        "</tr>\n",
                        h->id, class_name(h->cls), class_name(h->cls), chain_html(*h), keeps,
                        with_commas(keeps), h->blocks, with_commas(h->blocks), h->rate.value_or(0),
-                       h->rate ? fmt::format("{:+.4g}", *h->rate) : "", list);
+                       h->rate ? rate_text(*h->rate) : "", list);
     }
     out += "</tbody></table>\n";
 }

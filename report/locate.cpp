@@ -95,9 +95,10 @@ std::string python_headline(const Report& r, const Site& s) {
     if (s.cls == SiteClass::leaked && s.lost && (s.lost->definite || s.lost->indirect))
         lost = s.lost->definite ? human_bytes(s.lost->definite) + " definitely lost, of "
                                 : human_bytes(s.lost->indirect) + " indirectly lost, of ";
-    return fmt::format("{}, {}{}{} in {} blocks, {:+.2g} B per {}", where, lost,
+    return fmt::format("{}, {}{}{} in {} blocks, {} B per {}", where, lost,
                        human_bytes(s.live_bytes), lost.empty() ? "" : " live",
-                       with_commas(s.live_blocks), s.growth->rate, clock_unit(time_unit));
+                       with_commas(s.live_blocks), rate_text(s.growth->rate),
+                       clock_unit(time_unit));
 }
 
 std::int64_t site_pid(const Report& r, const Site& s) {
@@ -117,18 +118,18 @@ std::string evidence_text(const Report& r, const Site& s) {
                        with_commas(s.live_blocks), with_commas(s.peak_bytes), s.space.str());
     const Growth& g = *s.growth;
     if (g.rule == "trend" || g.rule == "refleak" || g.rule == "staircase" || g.rate != 0)
-        out += fmt::format("; growth {:+.4g} bytes per {} ({:+.4g} per bucket), {} rule, "
-                           "confidence {:.2g}",
-                           g.rate, clock_unit(time_unit), g.rate_per_bucket,
-                           g.rule.empty() ? "?" : g.rule, g.confidence);
-    if (g.rate_per_mark) out += fmt::format("; {:+.4g} bytes per mark", *g.rate_per_mark);
+        out += fmt::format("; growth {} bytes per {} ({} per bucket), {} rule, "
+                           "confidence {}",
+                           rate_text(g.rate), clock_unit(time_unit), rate_text(g.rate_per_bucket),
+                           g.rule.empty() ? "?" : g.rule, confidence_text(g.confidence));
+    if (g.rate_per_mark) out += fmt::format("; {} bytes per mark", rate_text(*g.rate_per_mark));
     if (g.next_step_at)
         out += fmt::format("; resize staircase; next resize {} clock {}",
                            g.rule == "staircase" ? "due at" : "overdue since",
                            with_commas(*g.next_step_at));
     if (g.bound)
         out += fmt::format("; bounded holder: {} at most{}", with_commas(*g.bound),
-                           g.fill ? fmt::format(", {:.3g}% full", 100 * *g.fill) : "");
+                           g.fill ? fmt::format(", {}% full", percent_text(*g.fill, 0)) : "");
     for (const HeldBy& h : held_by(r, s))
         out += "; held by " + held_by_text(h);
     out += fmt::format("; pid {}", site_pid(r, s));

@@ -35,13 +35,6 @@ std::string upper(const char* s) {
     return out;
 }
 
-// Small rates keep 4 significant digits; large ones read better whole.
-std::string rate_text(double v) {
-    if (std::fabs(v) >= 1000 && std::fabs(v) < 9e18)
-        return with_commas(static_cast<std::int64_t>(std::llround(v)), true);
-    return fmt::format("{:+.4g}", v);
-}
-
 // Sites by id, for a Python site's sub-sites (built once: a PyTorch report
 // has a million sites, and a Python site may have a hundred thousand).
 using SitesById = std::unordered_map<std::int64_t, const Site*>;
@@ -76,8 +69,8 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
         if (g.rate_per_mark)
             fmt::format_to(it, ", {} per mark ({} of {} marks added)", rate_text(*g.rate_per_mark),
                            with_commas(g.marks_adding), with_commas(g.marks_used));
-        fmt::format_to(it, "; {} rule, confidence {:.2g}{}\n", terminal_text(g.rule), g.confidence,
-                       g.after_marks ? ", after the last mark" : "");
+        fmt::format_to(it, "; {} rule, confidence {}{}\n", terminal_text(g.rule),
+                       confidence_text(g.confidence), g.after_marks ? ", after the last mark" : "");
         if (g.next_step_at)
             fmt::format_to(it, "  resize staircase of {} steps; next resize {} clock {}\n",
                            with_commas(g.staircase_steps),
@@ -85,7 +78,7 @@ void print_site(std::string& out, const Report& r, const Site& s, const ShowOpti
                            with_commas(*g.next_step_at));
         if (g.bound)
             fmt::format_to(it, "  bounded: {} at most{}{}\n", with_commas(*g.bound),
-                           g.fill ? fmt::format(", {:.3g}% full", 100 * *g.fill) : "",
+                           g.fill ? fmt::format(", {}% full", percent_text(*g.fill, 0)) : "",
                            g.bound_bytes
                                ? fmt::format(", {} bytes when full", with_commas(*g.bound_bytes))
                                : "");

@@ -2,6 +2,7 @@
 // Number, stack and sparkline formatting shared by the commands.
 #include "report/text.hpp"
 
+#include "core/format.hpp"
 #include "core/terminal_text.hpp"
 #include "report/site_key.hpp"
 
@@ -64,6 +65,24 @@ std::string with_commas(std::int64_t n, bool sign) {
     return sign ? "+" + out : out;
 }
 
+std::string rate_text(double v) {
+    char out[kDecimalBuf];
+    format_rate(v, out);
+    return out;
+}
+
+std::string percent_text(double share, unsigned decimals) {
+    char out[kDecimalBuf];
+    format_decimal(100 * share, decimals, out);
+    return out;
+}
+
+std::string confidence_text(double c) {
+    char out[kDecimalBuf];
+    format_decimal(c, 3, out);
+    return out;
+}
+
 std::string clock_unit(const std::string& time_unit) {
     if (time_unit == "B") return "byte allocated";
     if (time_unit == "i") return "instruction";
@@ -72,12 +91,9 @@ std::string clock_unit(const std::string& time_unit) {
 }
 
 std::string human_bytes(std::int64_t n) {
-    static const char* const units[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
-    double v = static_cast<double>(n);
-    std::size_t u = 0;
-    while (std::fabs(v) >= 1000 && u + 1 < std::size(units))
-        v /= 1000, ++u;
-    return u ? fmt::format("{:.1f} {}", v, units[u]) : fmt::format("{} bytes", n);
+    char out[kDecimalBuf];
+    format_size_short(n, out);
+    return out;
 }
 
 std::string stack_line(const Site& s, std::size_t frames) {

@@ -24,6 +24,17 @@ std::string terminal_text(const std::string& s);
 // 1234567 -> "1,234,567"; with `sign`, "+1,234,567" and "-5".
 std::string with_commas(std::int64_t n, bool sign = false);
 
+// A growth rate as the tool's log prints it (core/format.hpp's
+// format_rate): "+0.07362", "+21,418".
+std::string rate_text(double v);
+
+// A share (0..1) in percent as the log prints it: a holder's "97.7" (1
+// decimal), a bounded holder's fill "85" (0).
+std::string percent_text(double share, unsigned decimals = 1);
+
+// A classification's confidence as the log prints it: "0.999", "1".
+std::string confidence_text(double c);
+
 // What one clock unit is, for "bytes per ...": "byte allocated", "instruction", "ms".
 std::string clock_unit(const std::string& time_unit);
 

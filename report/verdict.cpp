@@ -17,7 +17,7 @@ namespace {
 std::string rate(const Report& r, const Growth& g) {
     if (g.rate_per_mark && *g.rate_per_mark > 0)
         return fmt::format("+{} per mark", human_bytes(std::llround(*g.rate_per_mark)));
-    if (r.time_unit == "B") return fmt::format("+{:.3g} B per byte allocated", g.rate);
+    if (r.time_unit == "B") return fmt::format("{} B per byte allocated", rate_text(g.rate));
     return fmt::format("+{} per {}",
                        human_bytes(std::llround(g.rate * (r.time_unit == "ms" ? 1000 : 1))),
                        r.time_unit == "ms" ? "second" : clock_unit(r.time_unit));

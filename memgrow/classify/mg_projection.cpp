@@ -103,22 +103,22 @@ void format_hours(double h, HChar* out) {
 // the words of the clock.
 void clock_phrase(double to, double rate, HChar* out, SizeT size) {
     HChar amount[64], r[48];
-    format_decimal(rate, 3, r);
+    format_rate(rate, r);
     switch (clo.time_unit) {
     case TimeUnit::instructions:
         projection::format_count(to, amount);
         VG_(snprintf)
-        (out, size, "after ~%s more instructions, at +%s bytes per instruction", amount, r);
+        (out, size, "after ~%s more instructions, at %s bytes per instruction", amount, r);
         break;
     case TimeUnit::millis:
         format_hours(to / 3.6e6, amount);
         VG_(snprintf)
-        (out, size, "in %s more run time under Valgrind, at +%s bytes per ms", amount, r);
+        (out, size, "in %s more run time under Valgrind, at %s bytes per ms", amount, r);
         break;
     default:
         projection::format_size(to, amount);
         VG_(snprintf)
-        (out, size, "after ~%s more allocated, at +%s bytes per byte allocated", amount, r);
+        (out, size, "after ~%s more allocated, at %s bytes per byte allocated", amount, r);
     }
 }
 

@@ -47,10 +47,9 @@ void mark_at_print_warnings() {
         ("memgrow: --mark-at=%s was never called: no mark came from it%s\n", spec,
          installed ? "" : " (no Python program ran)");
     });
-    if (hook_removed)
-        VG_(umsg)
-        ("memgrow: --mark-at: the program removed memgrow's hook (sys.setprofile, or "
-         "sys.monitoring's tool): its calls after that made no marks\n");
+    if (hook_removed) VG_(umsg)
+    ("memgrow: --mark-at: the program removed memgrow's hook (sys.setprofile, or "
+     "sys.monitoring's tool): its calls after that made no marks\n");
 }
 
 void mark_at_write_json(JsonWriter& w) {

@@ -46,23 +46,16 @@ void upper_class_name(SiteClass c, HChar* out) {
         *p = static_cast<HChar>(*p - (*p >= 'a' && *p <= 'z' ? 32 : 0));
 }
 
-// "2.9 MB": decimal units, one decimal, for a Python site's headline.
+// "2.9 MB", as show prints it: a Python site's headline, a holder's.
 void human_bytes(ULong b, HChar* out) {
-    static const HChar* const units[] = {"bytes", "kB", "MB", "GB", "TB"};
-    double v = static_cast<double>(b);
-    UInt u = 0;
-    while (v >= 1000 && u < 4)
-        v /= 1000, ++u;
-    HChar num[kDecimalBuf];
-    format_decimal(v, u ? 1 : 0, num);
-    VG_(sprintf)(out, "%s %s", num, units[u]);
+    format_size_short(static_cast<i64>(b), out);
 }
 
 void print_evidence(const Growth& g) {
     if (g.cls == SiteClass::growing || g.cls == SiteClass::plateau) {
         HChar rate[kDecimalBuf], per_bucket[kDecimalBuf], conf[kDecimalBuf];
-        format_decimal(g.rate / static_cast<double>(tl.run.width), 4, rate, true);
-        format_decimal(g.rate, 0, per_bucket, true);
+        format_rate(g.rate / static_cast<double>(tl.run.width), rate);
+        format_rate(g.rate, per_bucket);
         format_decimal(g.confidence, 3, conf);
         VG_(umsg)
         (" evidence: %s rule, %s bytes per %s (%s per bucket of %'llu), confidence %s", g.rule,
@@ -88,7 +81,7 @@ void print_evidence(const Growth& g) {
     }
     if (g.marks_used) {
         HChar per_mark[kDecimalBuf];
-        format_decimal(g.rate_per_mark / static_cast<double>(tl.marks.width), 1, per_mark, true);
+        format_rate(g.rate_per_mark / static_cast<double>(tl.marks.width), per_mark);
         VG_(umsg)
         (" per %s: %s bytes (%u of %u repetitions added)\n",
          LogText(tl.mark_label[0] ? tl.mark_label : "mark").c_str(), per_mark, g.marks_adding,
@@ -162,7 +155,7 @@ void print_python_site(const Analysis& a, const PySite* ps, UInt rank, ULong of)
     const Growth& g = a.py->growth[a.py->of_site[ps->first]];
     upper_class_name(ps->cls, cls);
     human_bytes(ps->live_bytes, bytes);
-    format_decimal(g.rate / static_cast<double>(tl.run.width), 4, rate, true);
+    format_rate(g.rate / static_cast<double>(tl.run.width), rate);
     const HChar *fn, *file;
     Int line;
     python_site_headline(ps, &fn, &file, &line);
@@ -413,7 +406,7 @@ void print_holder_class(const Analysis& a, const HChar* cls, const UInt* order, 
             VG_(snprintf)(what + len, sizeof what - len, "; %'u such", f.count);
         }
         human_bytes(f.live_bytes, bytes);
-        format_decimal(f.growth.rate / static_cast<double>(tl.run.width), 4, rate, true);
+        format_rate(f.growth.rate / static_cast<double>(tl.run.width), rate);
         VG_(umsg)
         ("%s HOLDER %u of %u: %s (%s) keeps %s in %'u site%s, %s B per %s\n", cls, k + 1, n,
          LogText(h.path).c_str(), what, bytes, f.n_sites, f.n_sites == 1 ? "" : "s", rate,
@@ -434,9 +427,8 @@ void print_holder_class(const Analysis& a, const HChar* cls, const UInt* order, 
             }
             VG_(umsg)("   %s of %s\n", kept, LogText(title).c_str());
         }
-        if (f.n_sites > f.n_top)
-            VG_(umsg)
-            ("   and %'u more site%s\n", f.n_sites - f.n_top, f.n_sites - f.n_top == 1 ? "" : "s");
+        if (f.n_sites > f.n_top) VG_(umsg)
+        ("   and %'u more site%s\n", f.n_sites - f.n_top, f.n_sites - f.n_top == 1 ? "" : "s");
         VG_(umsg)("\n");
     }
 }

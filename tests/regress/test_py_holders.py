@@ -570,6 +570,10 @@ class TokenService(TestCase):
                                      len(members), in_show.group(0))
                     if more:
                         self.assertIn(f"    and {more.group(1)} more site", in_show.group(1))
+            # The same words and numbers: each holder's and site's headline,
+            # its rate included, reads alike in the log and in show.
+            line = r"^(?:==\d+== )?((?:GROWING|PLATEAU)(?: HOLDER)? \d+ of \d+: .*)$"
+            self.assertEqual(re.findall(line, show, re.M), re.findall(line, log, re.M))
             # One growing count: the log's summary, show's and the HTML
             # page's verdict.
             total = re.search(r"growing: ([\d,]+) sites, ([\d,]+) bytes", log)
@@ -582,6 +586,9 @@ class TokenService(TestCase):
             with open(page, encoding="utf-8") as f:
                 verdict = re.search(r'class="verdict">(Growing: .*?)</p>', f.read()).group(1)
             self.assertIn(", held by __main__.TOKEN_STATS", verdict)
+            rate = re.search(r"\(([+-][\d.,]+ B per byte allocated)\)", verdict)
+            self.assertTrue(rate, verdict)
+            self.assertIn(f", {rate.group(1)}\n", log)
             self.assertIn(f"; {total.group(1)} growing sites ", verdict)
         self.each(check)
 

@@ -108,7 +108,7 @@ class Views(unittest.TestCase):
 
     def headline_re(self, cls):
         return re.compile(cls.upper() + r" 1 of \d+: handle \(" + re.escape(NAME) +
-                          r":(\d+)\), [\d.]+ (bytes|kB|MB) in [\d,]+ blocks, [+-][\d.e+-]+ B per "
+                          r":(\d+)\), [\d.]+ (bytes|kB|MB) in [\d,]+ blocks, [+-][\d.,e+-]+ B per "
                           r"byte allocated")
 
     def test_log_leads_with_python_sites(self):

@@ -141,7 +141,7 @@ class ReportHolders(TestCase):
         # The site's evidence: its bound, how full, and its bytes when full.
         g = recent["growth"]
         self.assertEqual(g["rule"], "bounded holder")
-        self.assertIn(f"  bounded: {g['bound']:,} at most, {100 * g['fill']:.3g}% full, "
+        self.assertIn(f"  bounded: {g['bound']:,} at most, {int(100 * g['fill'] + 0.5)}% full, "
                       f"{g['bound_bytes']:,} bytes when full\n", p.stdout)
         stats = self.py_site("STAT_KEY")
         self.assertEqual(stats["class"], "growing")

@@ -4,11 +4,15 @@
 #define BOOST_TEST_MODULE json_writer
 #include <boost/test/included/unit_test.hpp>
 
+#include "core/format.hpp"
 #include "core/intern_table.hpp"
 #include "core/json_writer.hpp"
 #include "core/sorted_ids.hpp"
 
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <random>
@@ -232,4 +236,36 @@ BOOST_AUTO_TEST_CASE(sparse_series_keep_changes_and_non_zero_buckets) {
     for_each_nonzero(alloc, 5,
                      [&](u32 i, unsigned long long v) { got.push_back(i), got.push_back(v); });
     BOOST_TEST(got == (std::vector<long long>{1, 5, 4, 9}));
+}
+
+// One site's rate reads the same in the log, `show` and the HTML page: 4
+// significant digits as printf's %+.4g gives them (no exponent from 0.001
+// on), whole with commas from 1,000 on.
+BOOST_AUTO_TEST_CASE(rates_have_four_significant_digits_or_commas) {
+    std::mt19937_64 rng(45);
+    std::uniform_real_distribution<double> exponent(-3, 2.999);
+    for (int i = 0; i < 20000; ++i) {
+        double v = std::pow(10.0, exponent(rng)) * (i % 3 ? 1 : -1);
+        char ours[kDecimalBuf], theirs[64];
+        format_rate(v, ours);
+        std::snprintf(theirs, sizeof theirs, "%+.4g", v);
+        if (std::strchr(theirs, 'e')) continue; // 999.95 and up round to an exponent there
+        // Ties may round the other way (binary fractions): equal or one unit apart.
+        BOOST_TEST_CONTEXT(v) {
+            BOOST_TEST(std::fabs(std::atof(ours) - std::atof(theirs)) <= std::fabs(v) * 1.01e-3);
+            BOOST_TEST(std::strlen(ours) <= std::strlen(theirs));
+        }
+    }
+    auto rate = [](double v) {
+        char out[kDecimalBuf];
+        format_rate(v, out);
+        return std::string(out);
+    };
+    BOOST_TEST(rate(0.0736193) == "+0.07362");
+    BOOST_TEST(rate(0.25) == "+0.25");
+    BOOST_TEST(rate(0) == "+0");
+    BOOST_TEST(rate(999.6) == "+1,000");
+    BOOST_TEST(rate(21418.2) == "+21,418");
+    BOOST_TEST(rate(-1234567.8) == "-1,234,568");
+    BOOST_TEST(rate(-0.0001234) == "-0.0001234");
 }
