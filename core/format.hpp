@@ -9,21 +9,27 @@ namespace mg {
 
 constexpr usize kDecimalBuf = 48;
 
+// Writes d's digits at out, every third from the right preceded by `comma`
+// when it is not 0; returns how many characters.
+inline usize put_digits(u64 d, char* out, char comma = 0) {
+    char tmp[20];
+    usize k = 0, n = 0;
+    do
+        tmp[k++] = static_cast<char>('0' + d % 10), d /= 10;
+    while (d);
+    while (k) {
+        out[n++] = tmp[--k];
+        if (comma && k && k % 3 == 0) out[n++] = comma;
+    }
+    return n;
+}
+
 // Writes v with at most `decimals` fractional digits (trailing zeros
 // dropped) into out (kDecimalBuf bytes), NUL-terminated; returns the length.
 // Values of 1e15 and more get an exponent; NaN and infinities are written
 // as "nan"/"inf" (callers with stricter formats check first).
 inline usize format_decimal(double v, u32 decimals, char* out, bool plus_sign = false) {
     usize n = 0;
-    auto put_digits = [&](u64 d) {
-        char tmp[20];
-        int k = 0;
-        do
-            tmp[k++] = static_cast<char>('0' + d % 10), d /= 10;
-        while (d);
-        while (k)
-            out[n++] = tmp[--k];
-    };
     if (v != v) {
         out[0] = 'n', out[1] = 'a', out[2] = 'n', out[3] = 0;
         return 3;
@@ -47,7 +53,7 @@ inline usize format_decimal(double v, u32 decimals, char* out, bool plus_sign = 
     u64 frac =
         static_cast<u64>((v - static_cast<double>(whole)) * static_cast<double>(scale) + 0.5);
     if (frac >= scale) ++whole, frac -= scale;
-    put_digits(whole);
+    n += put_digits(whole, out + n);
     if (frac) {
         out[n++] = '.';
         for (u64 s = scale / 10; s && frac; s /= 10) {
@@ -55,7 +61,7 @@ inline usize format_decimal(double v, u32 decimals, char* out, bool plus_sign = 
             frac %= s;
         }
     }
-    if (exp10) out[n++] = 'e', put_digits(static_cast<u64>(exp10));
+    if (exp10) out[n++] = 'e', n += put_digits(static_cast<u64>(exp10), out + n);
     out[n] = 0;
     return n;
 }
@@ -67,15 +73,9 @@ inline usize format_decimal(double v, u32 decimals, char* out, bool plus_sign = 
 inline usize format_rate(double v, char* out) {
     double a = v < 0 ? -v : v;
     if (a >= 999.5 && a < 9e18) {
-        char digits[24];
-        usize k = 0, n = 0;
-        for (u64 w = static_cast<u64>(a + 0.5); w; w /= 10)
-            digits[k++] = static_cast<char>('0' + w % 10);
+        usize n = 0;
         out[n++] = v < 0 ? '-' : '+';
-        while (k) {
-            out[n++] = digits[--k];
-            if (k && k % 3 == 0) out[n++] = ',';
-        }
+        n += put_digits(static_cast<u64>(a + 0.5), out + n, ',');
         out[n] = 0;
         return n;
     }
@@ -105,13 +105,7 @@ inline usize format_size_short(i64 bytes, char* out) {
         u64 t = static_cast<u64>(v * 10 + 0.5);
         whole = t / 10, tenths = t % 10;
     }
-    char digits[24];
-    usize k = 0;
-    do
-        digits[k++] = static_cast<char>('0' + whole % 10), whole /= 10;
-    while (whole);
-    while (k)
-        out[n++] = digits[--k];
+    n += put_digits(whole, out + n);
     if (u) out[n++] = '.', out[n++] = static_cast<char>('0' + tenths);
     out[n++] = ' ';
     for (const char* s = units[u]; *s;)
