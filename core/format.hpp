@@ -66,11 +66,32 @@ inline usize format_decimal(double v, u32 decimals, char* out, bool plus_sign = 
     return n;
 }
 
+// How many decimals the JSON report keeps of a number: 9 below 1 (a rate
+// of 0.000036 keeps its digits), else 6.
+inline u32 json_decimals(double v) {
+    return v > -1 && v < 1 ? 9 : 6;
+}
+
+// v as a reader of the report gets it back: rounded to json_decimals as
+// format_decimal rounds, then the nearest double (one correctly rounded
+// division, as a JSON parser's). The log rounds this, not v, so that a
+// value near a tie prints as show prints the report's.
+inline double as_written(double v) {
+    double a = v < 0 ? -v : v;
+    if (a >= 9e9) return v;
+    double scale = json_decimals(v) == 9 ? 1e9 : 1e6;
+    u64 whole = static_cast<u64>(a);
+    u64 frac = static_cast<u64>((a - static_cast<double>(whole)) * scale + 0.5);
+    double r = static_cast<double>(whole * static_cast<u64>(scale) + frac) / scale;
+    return v < 0 ? -r : r;
+}
+
 // A growth rate as every view prints it (the log, `show`, the HTML page,
 // verdicts), so that one site reads the same everywhere: 4 significant
 // digits with a sign ("+0.07362", "+12.5"), or whole with thousands'
 // commas from 1,000 on ("+21,418"). out: kDecimalBuf bytes.
 inline usize format_rate(double v, char* out) {
+    v = as_written(v);
     double a = v < 0 ? -v : v;
     if (a >= 999.5 && a < 9e18) {
         usize n = 0;

@@ -82,7 +82,7 @@ class JsonWriter {
             return;
         }
         char buf[kDecimalBuf];
-        format_decimal(v, 6, buf);
+        format_decimal(v, json_decimals(v), buf);
         raw(buf);
     }
 
