@@ -9,7 +9,7 @@
 //   g++ -std=c++17 -Wall -Wextra -O2 -I. -DMG_TEST_DATA_DIR="\"$PWD/tests/unit/data\""
 //       tests/unit/test_classify.cpp -o /tmp/test_classify && /tmp/test_classify
 #define BOOST_TEST_MODULE classify
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 // Copy-on-write's rules (core/cow.hpp): a copied page shared out among the
 // blocks live on it at the fork.
 #define BOOST_TEST_MODULE cow
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "core/cow.hpp"
 

@@ -3,7 +3,7 @@
 // replaced, written through or refused, the descriptors a path names, and
 // symbolic links' targets.
 #define BOOST_TEST_MODULE output_path
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "core/output_path.hpp"
 

@@ -4,7 +4,7 @@
 // offsets Debian's 3.13.18, 3.14.10 and 3.15.2 publish), a newer version,
 // and tables that must be refused.
 #define BOOST_TEST_MODULE py_debug_offsets
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "core/py_debug_offsets.hpp"
 

@@ -4,7 +4,7 @@
 // gives each code unit (tests/unit/data/py-linetables.json, written by
 // make_py_linetables.py beside it), plus malformed tables.
 #define BOOST_TEST_MODULE py_linetable
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include <nlohmann/json.hpp>
 

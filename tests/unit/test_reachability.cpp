@@ -3,7 +3,7 @@
 // kinds (definite, indirect, possible, reachable), its cliques and its
 // interior-pointer heuristics, and CPython's GC-header heuristic.
 #define BOOST_TEST_MODULE reachability
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "core/reachability.hpp"
 

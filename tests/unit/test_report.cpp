@@ -4,7 +4,7 @@
 // earlier in this check (tests/unit/reports/, made by Makefile.am from two
 // builds of tests/regress/gains_leak.c).
 #define BOOST_TEST_MODULE report
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "tests/unit/read_file.hpp"
 

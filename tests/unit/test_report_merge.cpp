@@ -4,7 +4,7 @@
 // workers; tests/unit/reports/fork/, made by Makefile.am), the innermost-
 // user-frame rule, and the SARIF and JUnit text on hand-made sites.
 #define BOOST_TEST_MODULE report_merge
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "tests/unit/read_file.hpp"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // SDT probe notes and their argument strings (core/sdt_note.hpp).
 #define BOOST_TEST_MODULE sdt_note
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "core/sdt_note.hpp"
 

@@ -2,7 +2,7 @@
 // The frame a site is named by (core/site_name.hpp): the innermost frame in
 // the program's own code, on stacks shaped like the ones the tool records.
 #define BOOST_TEST_MODULE site_name
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "core/site_name.hpp"
 

@@ -2,7 +2,7 @@
 // Suppression files: parsed, rejected and matched as Valgrind does, and what
 // the tool writes for a stack reads back as a suppression of that stack.
 #define BOOST_TEST_MODULE suppression
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "core/suppression.hpp"
 #include "read_file.hpp"

@@ -2,7 +2,7 @@
 // Bucket arithmetic: merging must keep totals exact and levels right, and
 // the lazy per-site catch-up must equal eager bookkeeping.
 #define BOOST_TEST_MODULE timeline
-#include <boost/test/included/unit_test.hpp>
+#include <boost/test/unit_test.hpp>
 
 #include "core/timeline.hpp"
 
